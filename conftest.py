@@ -1,0 +1,3 @@
+"""Root conftest: enables pytest's ``pytester`` fixture for the plugin's own tests."""
+
+pytest_plugins = ["pytester"]

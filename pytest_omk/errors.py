@@ -1,0 +1,57 @@
+"""Errors raised by pytest-omk, each a user-facing message rather than a traceback.
+
+    OmkError
+     ├── SampleFileError      an eval-samples file cannot be read or is invalid (collection error)
+     ├── ConfigError          an option, executor spec or config file is unusable (usage error)
+     ├── ExecutionError       the model under test could not produce an answer (item ERROR)
+     │    └── ReplayMissError a call has no recording while replay-only mode is on
+     ├── ResolveError         a URL in a sample could not be resolved (item ERROR)
+     └── JudgeError           the judge provider failed after retries (item ERROR)
+"""
+
+from __future__ import annotations
+
+
+class OmkError(Exception):
+    """Base of every pytest-omk error."""
+
+
+class SampleFileError(OmkError):
+    """An eval-samples file is unreadable or breaks the format; names the file, path and line."""
+
+    def __init__(self, path: str, reason: str, *, where: str | None = None, line: int | None = None):
+        self.path = path
+        self.reason = reason
+        self.where = where
+        self.line = line
+        super().__init__(self.message)
+
+    @property
+    def message(self) -> str:
+        """``file: json.path (line N): reason``."""
+        location = self.path
+        if self.where:
+            location += f": {self.where}"
+        if self.line is not None:
+            location += f" (line {self.line})"
+        return f"{location}: {self.reason}"
+
+
+class ConfigError(OmkError):
+    """A pytest-omk option or configuration file is unusable."""
+
+
+class ExecutionError(OmkError):
+    """The executor failed to produce an output for a sample (after retries)."""
+
+
+class ReplayMissError(ExecutionError):
+    """``--omk-record-mode=none`` and no recording matches the call."""
+
+
+class ResolveError(OmkError):
+    """A URL in a sample could not be resolved; the raw URL is never sent instead."""
+
+
+class JudgeError(OmkError):
+    """The judge provider failed after retries (not a verdict about the model)."""

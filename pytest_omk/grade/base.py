@@ -1,0 +1,51 @@
+"""The grading contract: what a grader receives and how a raw reading becomes a verdict."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pytest_omk.models import AssertionBase, Sample
+from pytest_omk.models.results import ExecutionResult, Reading
+
+
+@dataclass(frozen=True)
+class GradeContext:
+    """Everything a grader may look at for one sample."""
+
+    execution: ExecutionResult
+    sample: Sample
+    base_dir: Path
+    """Directory that relative paths in the sample (``custom.fn``) are resolved against."""
+    judge_readings: Mapping[int, Reading] = field(default_factory=dict)
+    """Readings of judge-scored assertions, keyed by top-level assertion index (pre-computed)."""
+    index: int = 0
+    """Top-level index of the assertion being graded."""
+    custom_timeout: float = 30.0
+
+    @property
+    def output(self) -> str:
+        """The model's final answer."""
+        return self.execution.output
+
+
+Grader = Callable[[AssertionBase, GradeContext], Reading]
+"""Returns the *raw* reading of an assertion; ``not`` is applied by :func:`finish`."""
+
+
+def finish(assertion: AssertionBase, raw: Reading) -> Reading:
+    """Apply ``not: true`` to a valid reading; missing evidence and errors are never inverted."""
+    if not assertion.negate or raw.status == "missing" or raw.final:
+        return raw
+    if raw.status == "pass":
+        return Reading.failed(f"not: {raw.message}" if raw.message else "not: the check passed", raw.score)
+    return Reading.passed(f"not: {raw.message}" if raw.message else "", raw.score)
+
+
+def excerpt(text: str, limit: int = 80) -> str:
+    """A short single-line quote of ``text`` for failure messages."""
+    flat = " ".join(text.split())
+    if len(flat) > limit:
+        flat = flat[: limit - 1] + "…"
+    return repr(flat)

@@ -1,0 +1,85 @@
+"""Shared building blocks of the sample-file models: the strict base class and constrained types.
+
+The format's owner validates with JavaScript semantics, so "blank" here means blank after a JS
+``String.prototype.trim()``, which strips a slightly different set of characters than ``str.strip()``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+
+# JavaScript's WhiteSpace + LineTerminator set (ECMA-262 §12.2, §12.3), used by trim() and /\s/.
+JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+MAX_SAFE_INTEGER = 2**53 - 1
+
+
+def js_trim(text: str) -> str:
+    """Trim ``text`` exactly as JavaScript's ``String.prototype.trim`` does."""
+    return text.strip(JS_WHITESPACE)
+
+
+class StrictModel(BaseModel):
+    """Base of every sample-file model: unknown keys fail, no type coercion, immutable."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        frozen=True,
+        populate_by_name=False,
+        use_attribute_docstrings=True,
+    )
+
+
+def _non_blank(value: str) -> str:
+    if not js_trim(value):
+        raise ValueError("must be a non-blank string")
+    return value
+
+
+def _finite(value: float) -> float:
+    if not math.isfinite(value):
+        raise ValueError("must be a finite number")
+    return value
+
+
+def _safe_number(value: float) -> float:
+    if abs(value) > MAX_SAFE_INTEGER:
+        raise ValueError(f"must be a number with magnitude at most {MAX_SAFE_INTEGER}")
+    return value
+
+
+def _positive_integer(value: Any) -> Any:
+    # JSON and YAML give 2.0 for "2.0"; JavaScript's Number.isSafeInteger accepts it, so do we.
+    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        return int(value)
+    return value
+
+
+NonBlankStr = Annotated[str, Field(min_length=1), AfterValidator(_non_blank)]
+"""A string that is not empty and not only whitespace."""
+
+NonEmptyStr = Annotated[str, Field(min_length=1)]
+"""A string with at least one character."""
+
+FiniteNumber = Annotated[float, AfterValidator(_finite)]
+"""Any finite number (integers are accepted)."""
+
+NonNegativeNumber = Annotated[float, Field(ge=0), AfterValidator(_finite), AfterValidator(_safe_number)]
+"""A finite number >= 0."""
+
+PositiveWeight = Annotated[float, Field(gt=0), AfterValidator(_finite)]
+"""A finite number > 0."""
+
+PositiveInteger = Annotated[
+    int, BeforeValidator(_positive_integer), Field(ge=1, le=MAX_SAFE_INTEGER)
+]
+"""A whole number >= 1 (``2.0`` is accepted as ``2``)."""
+
+NonBlankList = Annotated[list[NonBlankStr], Field(min_length=1)]
+"""A non-empty list of non-blank strings."""

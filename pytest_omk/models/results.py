@@ -1,0 +1,109 @@
+"""What an executor returns (the upstream command protocol's shape) and what grading produces.
+
+``ExecutionResult`` is deliberately lenient: it parses answers from user commands and Python
+callables the way upstream does (missing numbers stay unknown), and it is also the format of a
+recording, so a replayed call has exactly the shape of a live one, tool trace included.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+ReadingStatus = Literal["pass", "fail", "missing"]
+
+
+class _Lenient(BaseModel):
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
+class ToolCall(_Lenient):
+    """One tool call in an agent trace, with a canonical tool name (``Bash``, ``Read`` ...)."""
+
+    tool: str
+    input: Any = None
+    output: Any = None
+    success: bool = True
+    status: Literal["success", "failure", "cancelled", "unknown"] | None = None
+
+    @property
+    def effective_status(self) -> str:
+        """``status`` when reported, else derived from ``success``."""
+        return self.status or ("success" if self.success else "failure")
+
+
+class Turn(_Lenient):
+    """One conversation turn of an agent trace."""
+
+    role: Literal["user", "assistant", "tool", "system"]
+    content: str = ""
+    toolCalls: list[ToolCall] | None = None
+    durationMs: float | None = None
+
+
+class MockStats(_Lenient):
+    """How often the sample's mocks intercepted tool calls."""
+
+    hits: int = 0
+    misses: int = 0
+    perMock: dict[str, int] = Field(default_factory=dict)
+
+
+class ExecutionResult(_Lenient):
+    """The model's answer to one sample, with the telemetry the executor could report.
+
+    ``None`` means "not reported": assertions needing it read as missing evidence, never as 0.
+    """
+
+    output: str = ""
+    inputTokens: int | None = None
+    outputTokens: int | None = None
+    costUSD: float | None = None
+    latencyMs: float | None = None
+    """Wall-clock time of the call in milliseconds, measured by pytest-omk."""
+    durationApiMs: float | None = None
+    numTurns: int | None = None
+    stopReason: str | None = None
+    toolCalls: list[ToolCall] | None = None
+    """``None`` when the executor reports no trace (tool assertions then read as missing)."""
+    turns: list[Turn] | None = None
+    mockStats: MockStats | None = None
+    replayed: bool = False
+    """Whether this result came from a recording rather than a live call."""
+    retries: int = 0
+    """How many retries the call needed."""
+
+    def has_trace(self) -> bool:
+        """Whether the executor reported a tool trace at all."""
+        return self.toolCalls is not None or self.turns is not None
+
+
+class Reading(BaseModel):
+    """The verdict of one assertion or rubric dimension."""
+
+    model_config = ConfigDict(frozen=True)
+
+    status: ReadingStatus
+    message: str = ""
+    score: float | None = None
+    """The judge's 1-5 score for judge-scored readings."""
+    final: bool = False
+    """An error reading (custom check crashed, timed out): ``not`` must not invert it."""
+
+    @classmethod
+    def passed(cls, message: str = "", score: float | None = None) -> Reading:
+        return cls(status="pass", message=message, score=score)
+
+    @classmethod
+    def failed(cls, message: str, score: float | None = None) -> Reading:
+        return cls(status="fail", message=message, score=score)
+
+    @classmethod
+    def missing(cls, message: str) -> Reading:
+        return cls(status="missing", message=message)
+
+    @classmethod
+    def error(cls, message: str) -> Reading:
+        """A failure caused by the check itself; never inverted by ``not``."""
+        return cls(status="fail", message=message, final=True)

@@ -1,0 +1,133 @@
+"""Every pytest-omk option in one place: CLI flags, ini keys and the resolved ``Settings``.
+
+Precedence: a CLI flag wins over the ini key of the same name (``--omk-x`` / ``omk_x``), which wins
+over the default.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+
+RecordMode = Literal["new_episodes", "none", "all", "off"]
+RECORD_MODES: tuple[RecordMode, ...] = ("new_episodes", "none", "all", "off")
+
+
+@dataclass(frozen=True)
+class _Option:
+    flag: str
+    help: str
+    default: Any = None
+    kind: Literal["string", "int", "float", "bool", "paths", "args"] = "string"
+    choices: tuple[str, ...] | None = None
+    cli: bool = True
+
+    @property
+    def dest(self) -> str:
+        return self.flag.removeprefix("--").replace("-", "_")
+
+
+OPTIONS: tuple[_Option, ...] = (
+    _Option("--omk-samples", "explicit sample file or split directory (repeatable)", kind="paths"),
+    _Option("--omk-executor", "model under test: openai, anthropic, echo, python:pkg.mod:attr, or a command"),
+    _Option("--omk-model", "model name passed to the executor"),
+    _Option("--omk-system", "file whose text is the system prompt (skill-local samples use their SKILL.md)"),
+    _Option("--omk-judge", "judge executor (same syntax as --omk-executor; default: detected from env)"),
+    _Option("--omk-judge-model", "model name passed to the judge"),
+    _Option("--omk-judge-repeat", "judge readings per rubric dimension (mean is used)", 1, "int"),
+    _Option("--omk-rubric-threshold", "a rubric dimension passes when its 1-5 score >= X", 3.0, "float"),
+    _Option("--omk-min-composite", "a sample also fails when its composite score is below X", None, "float"),
+    _Option("--omk-strict", "missing evidence fails instead of skipping", False, "bool"),
+    _Option("--omk-report", "write the JSON report to this path"),
+    _Option("--omk-record-mode", "recordings: new_episodes, none (replay only), all (re-record), off",
+            "new_episodes", choices=RECORD_MODES),
+    _Option("--omk-recordings", "recordings directory, relative to rootdir (default: in pytest's cache)"),
+    _Option("--omk-concurrency", "model calls in flight at once (executor + judge)", 8, "int"),
+    _Option("--omk-retries", "retries on 429, 5xx, timeouts and connection errors", 3, "int"),
+    _Option("--omk-timeout", "per-call timeout in seconds", 120.0, "float"),
+    _Option("--omk-mcp-config", "MCP servers for URL resolution (default: .mcp.json at rootdir)"),
+    _Option("omk_url_allow_hosts", "hosts exempt from the private-address block", kind="args", cli=False),
+    _Option("omk_executor_capabilities", "what a command executor supports (e.g. mocks)", kind="args", cli=False),
+)
+
+
+def add_options(parser: pytest.Parser) -> None:
+    """Register every flag and ini key."""
+    group = parser.getgroup("omk", "omk eval samples")
+    for opt in OPTIONS:
+        ini_name = opt.dest if opt.dest.startswith("omk_") else f"omk_{opt.dest}"
+        ini_type: Any = {"paths": "linelist", "args": "args", "bool": "bool"}.get(opt.kind, "string")
+        parser.addini(ini_name, opt.help, type=ini_type, default=None if opt.kind != "args" else [])
+        if not opt.cli:
+            continue
+        kwargs: dict[str, Any] = {"dest": opt.dest, "help": opt.help, "default": None}
+        if opt.kind == "bool":
+            kwargs["action"] = "store_true"
+        elif opt.kind == "paths":
+            kwargs["action"] = "append"
+            kwargs["metavar"] = "PATH"
+        else:
+            kwargs["type"] = {"int": int, "float": float}.get(opt.kind, str)
+            if opt.choices:
+                kwargs["choices"] = opt.choices
+        group.addoption(opt.flag, **kwargs)
+
+
+def _raw(config: pytest.Config, opt: _Option) -> Any:
+    cli = config.getoption(opt.dest, default=None) if opt.cli else None
+    if cli not in (None, False, []):
+        return cli
+    ini_name = opt.dest if opt.dest.startswith("omk_") else f"omk_{opt.dest}"
+    ini = config.getini(ini_name)
+    if ini in (None, "", []):
+        return opt.default if opt.kind != "args" else []
+    if opt.kind == "int":
+        return int(ini)
+    if opt.kind == "float":
+        return float(ini)
+    if opt.kind == "string" and opt.choices and ini not in opt.choices:
+        raise pytest.UsageError(f"{ini_name} = {ini!r}: allowed values are {', '.join(opt.choices)}")
+    return ini
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The resolved options of one pytest run."""
+
+    rootdir: Path
+    samples: tuple[str, ...] = ()
+    executor: str | None = None
+    model: str | None = None
+    system: str | None = None
+    judge: str | None = None
+    judge_model: str | None = None
+    judge_repeat: int = 1
+    rubric_threshold: float = 3.0
+    min_composite: float | None = None
+    strict: bool = False
+    report: str | None = None
+    record_mode: RecordMode = "new_episodes"
+    recordings: str | None = None
+    concurrency: int = 8
+    retries: int = 3
+    timeout: float = 120.0
+    mcp_config: str | None = None
+    url_allow_hosts: tuple[str, ...] = ()
+    executor_capabilities: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def from_config(cls, config: pytest.Config) -> Settings:
+        values = {opt.dest.removeprefix("omk_"): _raw(config, opt) for opt in OPTIONS}
+        values["samples"] = tuple(values["samples"] or ())
+        values["url_allow_hosts"] = tuple(values["url_allow_hosts"])
+        values["executor_capabilities"] = tuple(values["executor_capabilities"])
+        for name, minimum in (("concurrency", 1), ("retries", 0), ("judge_repeat", 1)):
+            if values[name] < minimum:
+                raise pytest.UsageError(f"--omk-{name.replace('_', '-')} must be >= {minimum}")
+        if values["timeout"] <= 0:
+            raise pytest.UsageError("--omk-timeout must be > 0")
+        return cls(rootdir=Path(config.rootpath), **values)
