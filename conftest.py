@@ -1,3 +1,3 @@
-"""Root conftest: enables pytest's ``pytester`` fixture for the plugin's own tests."""
+"""Root conftest: pytest's ``pytester`` and the loopback fake model servers for the plugin's tests."""
 
-pytest_plugins = ["pytester"]
+pytest_plugins = ["pytester", "tests.fakes.fixtures"]

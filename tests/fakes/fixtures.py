@@ -1,0 +1,1 @@
+"""Fixtures for the fake model servers (filled in with the HTTP executors)."""
