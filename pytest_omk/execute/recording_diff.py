@@ -1,0 +1,121 @@
+"""Explaining a replay miss: find the nearest recorded request and say which fields differ.
+
+A miss in replay-only mode usually means one field moved (a new model name, an edited prompt, a
+changed system file). Naming that field turns "no recording" into a fix, as vcrpy's "found N
+similar requests" does, but per field rather than per matcher.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_omk.execute.recording_files import Document
+
+_SHORT_VALUE = 60
+"""Values up to this length are quoted in full; longer ones are described by position."""
+
+
+def request_fields(identity: Mapping[str, Any]) -> dict[str, Any]:
+    """The comparable fields of an identity: the request's fields plus any top-level extras.
+
+    The executor is left out because candidates are already restricted to the same executor.
+    """
+    fields: dict[str, Any] = {}
+    for name, value in identity.items():
+        if name == "executor":
+            continue
+        if name == "request" and isinstance(value, Mapping):
+            fields.update(value)
+        else:
+            fields[name] = value
+    return fields
+
+
+def _is_short(value: Any) -> bool:
+    if value is None or isinstance(value, bool | int | float):
+        return True
+    return isinstance(value, str) and len(value) <= _SHORT_VALUE and "\n" not in value
+
+
+def describe_field(name: str, ours: Any, recorded: Any) -> str:
+    """One difference, e.g. ``model: 'gpt-4o-mini' (this run) vs 'gpt-4o' (recorded)``."""
+    if _is_short(ours) and _is_short(recorded):
+        return f"{name}: {ours!r} (this run) vs {recorded!r} (recorded)"
+    if isinstance(ours, str) and isinstance(recorded, str):
+        at = next((i for i, (a, b) in enumerate(zip(ours, recorded, strict=False)) if a != b), None)
+        if at is None:
+            at = min(len(ours), len(recorded))
+        return (
+            f"{name} differs from character {at} "
+            f"({len(ours)} characters in this run, {len(recorded)} recorded)"
+        )
+    return f"{name} differs"
+
+
+def differences(ours: Mapping[str, Any], recorded: Mapping[str, Any]) -> list[str]:
+    """Every differing field, in this run's field order, then fields only the recording has."""
+    diffs = []
+    for name in [*ours, *(n for n in recorded if n not in ours)]:
+        if name not in recorded:
+            diffs.append(f"{name}: only in this run")
+        elif name not in ours:
+            diffs.append(f"{name}: only in the recording")
+        elif ours[name] != recorded[name]:
+            diffs.append(describe_field(name, ours[name], recorded[name]))
+    return diffs
+
+
+def nearest(identity: Mapping[str, Any], documents: Sequence[Document]) -> Document | None:
+    """The document of the same executor with the most equal fields (first one on a tie)."""
+    executor = identity.get("executor")
+    ours = request_fields(identity)
+    best: Document | None = None
+    best_score = -1
+    for document in documents:
+        if document.identity.get("executor") != executor:
+            continue
+        theirs = request_fields(document.identity)
+        score = sum(1 for name, value in ours.items() if name in theirs and theirs[name] == value)
+        if score > best_score:
+            best, best_score = document, score
+    return best
+
+
+def describe_miss(
+    *,
+    kind: str,
+    label: str,
+    directory: Path,
+    expected: Path,
+    identity: Mapping[str, Any],
+    documents: Sequence[Document],
+) -> list[str]:
+    """The lines of a replay-miss message (``identity`` already scrubbed like the stored ones)."""
+    executor = identity.get("executor")
+    call = f"{kind} call" + (f" to executor {executor!r}" if executor is not None else "")
+    lines = [
+        f"No recording for sample {label!r} ({call}) in {directory}, and --omk-record-mode=none "
+        f"only replays (it would be {expected.as_posix()})."
+    ]
+    best = nearest(identity, documents)
+    if best is None:
+        others = sorted({repr(d.identity["executor"]) for d in documents if "executor" in d.identity})
+        if executor is None:
+            lines.append(f"No {kind} recording exists there.")
+        else:
+            line = f"No recording exists for executor {executor!r}"
+            lines.append(line + (f" (recordings exist for {', '.join(others)})." if others else "."))
+        return lines
+    where = best.path.relative_to(directory).as_posix() if best.path.is_relative_to(directory) else best.path
+    diffs = differences(request_fields(identity), request_fields(best.identity))
+    if diffs:
+        lines.append(f"Nearest recording: {where} (sample {best.label!r}), which differs in:")
+        lines.extend(f"  - {diff}" for diff in diffs)
+    else:
+        lines.append(
+            f"Nearest recording: {where} (sample {best.label!r}) has the same request fields but another "
+            "key: it was edited by hand, or recorded with different secrets in the prompt."
+        )
+    return lines

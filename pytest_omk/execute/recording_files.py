@@ -1,0 +1,307 @@
+"""The on-disk format of recordings: key, layout, secret scrubbing and atomic file writes.
+
+One recorded call is one JSON file, readable in code review::
+
+    <directory>/<kind>/<first 2 hex of key>/<label slug>-<first 16 hex of key>.json
+
+The key is a SHA-256 over the canonical JSON of what changes the answer, so the label (the sample id)
+only makes the file name readable: a lookup falls back to the key alone when the label changed.
+:class:`~pytest_omk.execute.recordings.RecordingStore` applies the record modes on top of this module.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import tempfile
+import time
+import unicodedata
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+FORMAT = "pytest-omk.recording/v1"
+"""Stored in every file and hashed into every key: a new format never replays an old file."""
+
+REDACTED = "[REDACTED]"
+MIN_SECRET_LENGTH = 8
+"""Shorter values (``true``, ``1``, a port) would redact ordinary words from outputs."""
+SECRET_ENV_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
+SECRET_ENV_NAMES = frozenset({"OPENAI_API_KEY", "ANTHROPIC_API_KEY"})
+SENSITIVE_KEYS = frozenset(
+    {"authorization", "proxy-authorization", "x-api-key", "api-key", "cookie", "set-cookie"}
+)
+"""Header-like mapping keys dropped from stored documents (compared lower-case, ``_`` as ``-``)."""
+
+RESERVED_FIELDS = frozenset({"format", "key", "kind", "label", "result", "recordedAt"})
+"""Top-level document fields that an identity may not use."""
+
+TEMP_SUFFIX = ".tmp"
+STALE_TEMP_SECONDS = 15 * 60
+"""A temp file this old belongs to a killed writer: one write takes milliseconds, not minutes."""
+
+_KIND_RE = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
+_SLUG_DROP_RE = re.compile(r"[^a-z0-9._-]+")
+_SLUG_MAX = 60
+_HASH_IN_NAME = 16
+
+
+class RecordingFileError(Exception):
+    """A recording exists but cannot be used (unreadable, not JSON, wrong format or key)."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+# ---------------------------------------------------------------------------------------------
+# Secrets
+
+
+def secrets_from_env(environ: Mapping[str, str]) -> set[str]:
+    """Values of environment variables whose names mark them as credentials."""
+    found = set()
+    for name, value in environ.items():
+        upper = name.upper()
+        if upper in SECRET_ENV_NAMES or upper.endswith(SECRET_ENV_SUFFIXES):
+            found.add(value)
+    return found
+
+
+class Redactor:
+    """Replaces secret values in every string of a JSON-able document and drops auth headers."""
+
+    def __init__(self, secrets: Iterable[str]) -> None:
+        # Longest first, so that a secret containing another one is replaced whole.
+        usable = {s for s in secrets if len(s) >= MIN_SECRET_LENGTH}
+        self._secrets = sorted(usable, key=len, reverse=True)
+
+    def text(self, value: str) -> str:
+        """``value`` with every secret replaced by ``[REDACTED]``."""
+        for secret in self._secrets:
+            if secret in value:
+                value = value.replace(secret, REDACTED)
+        return value
+
+    def data(self, value: Any) -> Any:
+        """A scrubbed copy of a JSON-able value (dicts, lists, strings, scalars)."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, Mapping):
+            return {
+                self.text(str(k)): self.data(v)
+                for k, v in value.items()
+                if str(k).lower().replace("_", "-") not in SENSITIVE_KEYS
+            }
+        if isinstance(value, list | tuple):
+            return [self.data(v) for v in value]
+        return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Key and layout
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted keys, no whitespace, ASCII escapes: one text per value, whatever the platform."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def recording_key(kind: str, identity: Mapping[str, Any]) -> str:
+    """SHA-256 (hex) of the format version, the kind and the identity's fields."""
+    return hashlib.sha256(canonical_json({"format": FORMAT, "kind": kind, **identity}).encode()).hexdigest()
+
+
+def check_kind(kind: str) -> None:
+    """Kinds become directory names, so they are short lower-case words."""
+    if not _KIND_RE.match(kind):
+        raise ValueError(f"recording kind {kind!r} must match {_KIND_RE.pattern}")
+
+
+def check_identity(identity: Mapping[str, Any]) -> None:
+    """Identity fields sit beside the document's own fields, so they may not shadow them."""
+    clash = RESERVED_FIELDS.intersection(identity)
+    if clash:
+        raise ValueError(f"identity fields {sorted(clash)} are reserved by the recording format")
+
+
+def slugify(label: str) -> str:
+    """A file-name-safe, lower-case ASCII rendering of ``label`` (never empty, at most 60 chars).
+
+    Lower case keeps case-insensitive file systems (macOS, Windows) from merging two names; the
+    key hash after the slug keeps distinct calls apart anyway.
+    """
+    ascii_text = unicodedata.normalize("NFKD", label).encode("ascii", "ignore").decode()
+    slug = _SLUG_DROP_RE.sub("-", ascii_text.lower())[:_SLUG_MAX].strip("-._")
+    # A leading dot would hide the file and collide with our temp-file prefix.
+    return slug or "call"
+
+
+def shard_dir(directory: Path, kind: str, key: str) -> Path:
+    """``<directory>/<kind>/<2 hex>``: keeps each directory small for git and file browsers."""
+    return directory / kind / key[:2]
+
+
+def file_name(label: str, key: str) -> str:
+    """``<slug>-<16 hex>.json``."""
+    return f"{slugify(label)}-{key[:_HASH_IN_NAME]}.json"
+
+
+def name_hash(name: str) -> str | None:
+    """The 16-hex key prefix in a recording's file name, ``None`` for anything else."""
+    if name.startswith(".") or not name.endswith(".json"):
+        return None
+    stem = name.removesuffix(".json")
+    tail = stem.rpartition("-")[2]
+    return tail if len(tail) == _HASH_IN_NAME and all(c in "0123456789abcdef" for c in tail) else None
+
+
+def iter_recording_files(kind_dir: Path) -> Iterator[Path]:
+    """Every recording file of one kind, temp files and strays skipped, in a stable order."""
+    try:
+        shards = sorted(p for p in kind_dir.iterdir() if p.is_dir())
+    except OSError:
+        return
+    for shard in shards:
+        try:
+            names = sorted(os.listdir(shard))
+        except OSError:
+            continue
+        for name in names:
+            if name_hash(name) is not None:
+                yield shard / name
+
+
+# ---------------------------------------------------------------------------------------------
+# Documents
+
+
+@dataclass(frozen=True)
+class Document:
+    """A parsed, validated recording file."""
+
+    path: Path
+    key: str
+    kind: str
+    label: str
+    identity: dict[str, Any]
+    result: dict[str, Any]
+
+
+def build_document(
+    kind: str, key: str, label: str, identity: Mapping[str, Any], payload: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The stored JSON object, in reading order: what was asked, then what came back, then when."""
+    return {
+        "format": FORMAT,
+        "key": key,
+        "kind": kind,
+        "label": label,
+        **identity,
+        "result": dict(payload),
+        "recordedAt": datetime.now(UTC).isoformat(timespec="seconds"),
+    }
+
+
+def render(document: Mapping[str, Any]) -> bytes:
+    """Indented UTF-8 JSON with a final newline, so diffs stay line-based."""
+    try:
+        text = json.dumps(document, indent=2, ensure_ascii=False)
+        return (text + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        # Lone surrogates (from a broken decoder upstream) cannot be UTF-8: escape everything.
+        return (json.dumps(document, indent=2, ensure_ascii=True) + "\n").encode("ascii")
+
+
+def read_document(path: Path) -> Document:
+    """Parse one recording; raise ``FileNotFoundError`` if absent, :class:`RecordingFileError` if unusable."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise
+    except NotADirectoryError as exc:
+        # A file where a directory should be: nothing is recorded there (writes will warn).
+        raise FileNotFoundError(str(path)) from exc
+    except OSError as exc:
+        raise RecordingFileError(path, f"cannot be read ({exc.strerror or exc})") from exc
+    return parse_document(path, raw)
+
+
+def parse_document(path: Path, raw: bytes) -> Document:
+    """Validate the bytes of a recording stored at ``path``; raise :class:`RecordingFileError` if unusable."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise RecordingFileError(path, f"is not valid JSON ({exc})") from exc
+    if not isinstance(data, dict):
+        raise RecordingFileError(path, "is not a JSON object")
+    fmt = data.get("format")
+    if fmt != FORMAT:
+        raise RecordingFileError(path, f"has format {fmt!r}; this pytest-omk reads {FORMAT!r} only")
+    key, kind, label, result = (data.get(f) for f in ("key", "kind", "label", "result"))
+    if not isinstance(key, str) or not isinstance(kind, str) or not isinstance(result, dict):
+        raise RecordingFileError(path, 'lacks a string "key"/"kind" or an object "result"')
+    identity = {k: v for k, v in data.items() if k not in RESERVED_FIELDS}
+    return Document(path, key, kind, label if isinstance(label, str) else "", identity, result)
+
+
+# ---------------------------------------------------------------------------------------------
+# Atomic writes
+
+
+def write_atomic(path: Path, content: bytes) -> None:
+    """Write ``content`` to ``path`` so that readers see the old file or the new one, never a part.
+
+    The temp file lives in the same directory (``os.replace`` is atomic only within one file
+    system) and is fsynced first, so a crash after the rename cannot leave an empty file behind.
+    Concurrent writers of the same key each rename their own temp file; the last one wins whole.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=TEMP_SUFFIX)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(content)
+            handle.flush()
+            os.fsync(handle.fileno())
+        _replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+
+
+def _replace(source: Path, target: Path) -> None:
+    # Windows refuses to replace a file another process has open; such readers finish quickly.
+    for attempt in range(5):
+        try:
+            os.replace(source, target)
+            return
+        except PermissionError:
+            if os.name != "nt" or attempt == 4:
+                raise
+            time.sleep(0.01 * (attempt + 1))
+
+
+def sweep_stale_temps(directory: Path, *, now: float | None = None) -> int:
+    """Delete temp files left by killed writers; fresh ones may belong to a live writer. Returns the count."""
+    cutoff = (time.time() if now is None else now) - STALE_TEMP_SECONDS
+    removed = 0
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return 0
+    for entry in entries:
+        if not (entry.name.startswith(".") and entry.name.endswith(TEMP_SUFFIX)):
+            continue
+        with contextlib.suppress(OSError):
+            if entry.stat().st_mtime < cutoff:
+                os.unlink(entry.path)
+                removed += 1
+    return removed

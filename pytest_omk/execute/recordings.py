@@ -1,0 +1,334 @@
+"""The recordings store: every model call is replayed from, or recorded to, one JSON file.
+
+Record modes (``--omk-record-mode``):
+
+``new_episodes``  replay a recorded call, call live and record on a miss (default)
+``none``          replay only: a miss raises :class:`~pytest_omk.errors.ReplayMissError` (for CI)
+``all``           always call live and overwrite the recording
+``off``           always call live, read and write nothing
+
+The generic layer (:meth:`RecordingStore.get` / :meth:`RecordingStore.put`) stores any JSON payload
+under a ``kind`` (``execute``, ``judge``, ``fetch`` ...) and an identity; :meth:`RecordingStore.call`
+applies the modes to executor calls. The file format lives in :mod:`.recording_files`.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import warnings
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pydantic import ValidationError
+
+from pytest_omk.errors import ReplayMissError
+from pytest_omk.execute.base import ExecutionRequest
+from pytest_omk.execute.recording_diff import describe_miss
+from pytest_omk.execute.recording_files import (
+    Document,
+    RecordingFileError,
+    Redactor,
+    build_document,
+    check_identity,
+    check_kind,
+    file_name,
+    iter_recording_files,
+    name_hash,
+    parse_document,
+    read_document,
+    recording_key,
+    render,
+    secrets_from_env,
+    shard_dir,
+    sweep_stale_temps,
+    write_atomic,
+)
+from pytest_omk.models.results import ExecutionResult
+
+if TYPE_CHECKING:
+    # Imported for the type only: settings imports pytest, which this package must not need.
+    from pytest_omk.settings import RecordMode
+
+_MODES = ("new_episodes", "none", "all", "off")
+_FIX_HINT = (
+    "To record it, run once with --omk-record-mode=new_episodes (or =all to re-record everything) "
+    "and commit the recordings directory."
+)
+
+
+class RecordingStore:
+    """Replays and records model calls under ``directory`` according to ``mode``.
+
+    ``directory=None`` or ``mode="off"`` disables the store: every call is live and nothing is
+    read or written. ``secrets`` are scrubbed from every file (as are credential-like environment
+    variables, read at each write); ``warn`` receives the store's warnings (default:
+    :func:`warnings.warn`). Safe to share between threads and, through the file system, between
+    xdist workers.
+    """
+
+    def __init__(
+        self,
+        directory: Path | None,
+        mode: RecordMode,
+        *,
+        secrets: Iterable[str] = (),
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
+        if mode not in _MODES:
+            raise ValueError(f"record mode {mode!r} is not one of {', '.join(_MODES)}")
+        self.mode: RecordMode = mode
+        self.directory: Path | None = None if mode == "off" or directory is None else Path(directory)
+        self._secrets = tuple(secrets)
+        self._warn_callback = warn
+        self._lock = threading.Lock()
+        # Built lazily on the first miss of a kind: key prefix -> files, and parsed documents.
+        self._listings: dict[str, dict[str, list[Path]]] = {}
+        self._documents: dict[str, list[Document]] = {}
+        self._swept: set[Path] = set()
+        self._warned: set[Path] = set()
+
+    # -- mode predicates ----------------------------------------------------------------------
+
+    @property
+    def enabled(self) -> bool:
+        """Whether the store reads or writes anything at all."""
+        return self.directory is not None
+
+    @property
+    def replays(self) -> bool:
+        """Whether recorded calls are replayed (``new_episodes``, ``none``)."""
+        return self.enabled and self.mode in ("new_episodes", "none")
+
+    @property
+    def records(self) -> bool:
+        """Whether live calls are written (``new_episodes``, ``all``)."""
+        return self.enabled and self.mode in ("new_episodes", "all")
+
+    @property
+    def replay_only(self) -> bool:
+        """Whether a miss is an error (``none``)."""
+        return self.enabled and self.mode == "none"
+
+    # -- generic layer ------------------------------------------------------------------------
+
+    def get(self, kind: str, identity: Mapping[str, Any], *, label: str = "") -> dict[str, Any] | None:
+        """The recorded payload for ``identity``, or ``None`` (a miss, or a mode that never replays).
+
+        ``label`` (the sample id) only names the file. A corrupt recording is a miss with a warning,
+        except in ``none`` mode, where it raises :class:`ReplayMissError` naming the file.
+        """
+        document = self._lookup(kind, identity, label)
+        return None if document is None else document.result
+
+    def put(self, kind: str, identity: Mapping[str, Any], payload: Mapping[str, Any], *, label: str = "") -> None:
+        """Record ``payload`` for ``identity`` when the mode records; a write failure only warns."""
+        if not self.records:
+            return
+        assert self.directory is not None
+        check_kind(kind)
+        check_identity(identity)
+        # The key hashes the unscrubbed identity so that replay lookups (which see the real prompt)
+        # find the file. Consequence: the key still depends on a prompt that contained a secret, so
+        # rotating that secret turns the call into a miss. Only the hash reaches disk, not the secret.
+        key = recording_key(kind, identity)
+        redactor = self._redactor()
+        path = self._path(kind, key, label, redactor)
+        document = build_document(
+            kind, key, redactor.text(label), redactor.data(dict(identity)), redactor.data(dict(payload))
+        )
+        content = render(document)
+        if self.mode == "all" and self._unchanged(path, content):
+            return  # same answer again: keep the file and its date, so git shows no churn
+        try:
+            write_atomic(path, content)
+        except OSError as exc:
+            self._warn(f"pytest-omk could not write recording {path} ({exc}); the call was not recorded.")
+            return
+        self._after_write(kind, key, path)
+
+    async def call_raw(
+        self,
+        kind: str,
+        identity: Mapping[str, Any],
+        live: Callable[[], Awaitable[Mapping[str, Any]]],
+        *,
+        label: str = "",
+    ) -> tuple[dict[str, Any], bool]:
+        """Apply the record mode to any JSON call (URL fetches ...): ``(payload, replayed)``."""
+        if self.replays:
+            document = self._lookup(kind, identity, label)
+            if document is not None:
+                return document.result, True
+            if self.replay_only:
+                raise ReplayMissError(self.explain_miss(kind, identity, label=label))
+        payload = dict(await live())
+        self.put(kind, identity, payload, label=label)
+        return payload, False
+
+    # -- typed layer --------------------------------------------------------------------------
+
+    async def call(
+        self,
+        executor_id: str,
+        request: ExecutionRequest,
+        live: Callable[[], Awaitable[ExecutionResult]],
+    ) -> ExecutionResult:
+        """Answer ``request`` from a recording or through ``live()``, as the mode says.
+
+        A replayed result carries ``replayed=True`` and its recorded telemetry and trace unchanged.
+        A live call that raises is never recorded.
+        """
+        kind = request.purpose
+        identity = {"executor": executor_id, "request": request.identity()}
+        label = request.sample_id
+        if self.replays:
+            document = self._lookup(kind, identity, label)
+            result = None if document is None else self._parse_result(document)
+            if result is not None:
+                return result
+            if self.replay_only:
+                raise ReplayMissError(self.explain_miss(kind, identity, label=label))
+        result = await live()
+        self.put(kind, identity, result.model_dump(mode="json", exclude={"replayed"}), label=label)
+        return result
+
+    def explain_miss(self, kind: str, identity: Mapping[str, Any], *, label: str = "") -> str:
+        """Why nothing replays: the nearest recording for the same executor and what differs."""
+        if self.directory is None:
+            return f"pytest-omk recordings are off, so sample {label!r} has nothing to replay."
+        redactor = self._redactor()
+        directory = self.directory
+        key = recording_key(kind, identity)
+        expected = self._path(kind, key, label, redactor).relative_to(directory)
+        lines = describe_miss(
+            kind=kind,
+            label=label,
+            directory=directory,
+            expected=expected,
+            identity=redactor.data(dict(identity)),
+            documents=self._parsed_documents(kind),
+        )
+        return redactor.text("\n".join([*lines, _FIX_HINT]))
+
+    # -- internals ----------------------------------------------------------------------------
+
+    def _redactor(self) -> Redactor:
+        return Redactor([*self._secrets, *secrets_from_env(os.environ)])
+
+    def _path(self, kind: str, key: str, label: str, redactor: Redactor) -> Path:
+        assert self.directory is not None
+        # The label is scrubbed too: a sample id is user text and becomes a file name.
+        return shard_dir(self.directory, kind, key) / file_name(redactor.text(label), key)
+
+    def _lookup(self, kind: str, identity: Mapping[str, Any], label: str) -> Document | None:
+        if not self.replays:
+            return None
+        check_kind(kind)
+        check_identity(identity)
+        key = recording_key(kind, identity)
+        path = self._path(kind, key, label, self._redactor())
+        document = self._read(path, key)
+        if document is not None:
+            return document
+        # The label only names the file: a renamed sample, or another sample that sent the very
+        # same request, still replays by key.
+        for candidate in self._listing(kind).get(key[:16], ()):
+            if candidate != path and (document := self._read(candidate, key)) is not None:
+                return document
+        return None
+
+    def _read(self, path: Path, key: str) -> Document | None:
+        try:
+            document = read_document(path)
+        except FileNotFoundError:
+            return None
+        except RecordingFileError as exc:
+            self._unusable(exc)
+            return None
+        if document.key == key:
+            return document
+        if name_hash(path.name) != document.key[:16]:
+            self._unusable(RecordingFileError(path, "has a key that does not match its file name"))
+        return None  # otherwise a 64-bit prefix collision: simply not this call's recording
+
+    def _parse_result(self, document: Document) -> ExecutionResult | None:
+        try:
+            return ExecutionResult.model_validate({**document.result, "replayed": True})
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            self._unusable(RecordingFileError(document.path, f"has an invalid result ({where}: {first['msg']})"))
+            return None
+
+    def _unusable(self, exc: RecordingFileError) -> None:
+        if self.mode == "none":
+            raise ReplayMissError(
+                f"recording {exc.path} is unusable: it {exc.reason}. Replay-only mode "
+                "(--omk-record-mode=none) cannot re-record it: fix or delete the file, then record "
+                "with --omk-record-mode=new_episodes."
+            ) from exc
+        with self._lock:
+            if exc.path in self._warned:
+                return
+            self._warned.add(exc.path)
+        self._warn(f"pytest-omk ignores recording {exc.path}: it {exc.reason}. The call runs live and is recorded again.")
+
+    def _unchanged(self, path: Path, content: bytes) -> bool:
+        try:
+            old = read_document(path)
+        except FileNotFoundError:
+            return False
+        except RecordingFileError as exc:
+            self._unusable(exc)
+            return False
+        new = parse_document(path, content)
+        return (old.key, old.label, old.identity, old.result) == (new.key, new.label, new.identity, new.result)
+
+    def _after_write(self, kind: str, key: str, path: Path) -> None:
+        with self._lock:
+            listing = self._listings.get(kind)
+            if listing is not None and path not in listing.setdefault(key[:16], []):
+                listing[key[:16]].append(path)
+            self._documents.pop(kind, None)
+            first_write_here = path.parent not in self._swept
+            self._swept.add(path.parent)
+        if first_write_here:
+            sweep_stale_temps(path.parent)
+
+    def _listing(self, kind: str) -> dict[str, list[Path]]:
+        assert self.directory is not None
+        with self._lock:
+            listing = self._listings.get(kind)
+            if listing is None:
+                listing = {}
+                for path in iter_recording_files(self.directory / kind):
+                    listing.setdefault(path.name.removesuffix(".json")[-16:], []).append(path)
+                self._listings[kind] = listing
+            return listing
+
+    def _parsed_documents(self, kind: str) -> list[Document]:
+        if self.directory is None:
+            return []
+        with self._lock:
+            cached = self._documents.get(kind)
+        if cached is not None:
+            return cached
+        documents = []
+        for path in iter_recording_files(self.directory / kind):
+            try:
+                documents.append(read_document(path))
+            except (OSError, RecordingFileError):
+                continue  # diagnostics only: a broken neighbour must not hide the real miss
+        with self._lock:
+            self._documents[kind] = documents
+        return documents
+
+    def _warn(self, message: str) -> None:
+        message = self._redactor().text(message)
+        if self._warn_callback is not None:
+            self._warn_callback(message)
+        else:
+            warnings.warn(message, UserWarning, stacklevel=3)
+
