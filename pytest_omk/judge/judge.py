@@ -1,0 +1,251 @@
+"""The LLM judge: scores a sample's rubric dimensions and judge-scored assertions.
+
+One judge call per rubric dimension (times ``repeat``) and one per judge-scored assertion, all
+started at once; the shared call path (:class:`~pytest_omk.runtime.ModelCalls`) applies the
+recordings, the concurrency limit and the retries, so a judge call is recorded and replayed exactly
+like an executor call, keyed by its template id as well.
+
+What each call sees is deliberately narrow (semantics §3.4, §10.1): a rubric dimension sees the
+URL-resolved prompt (no context, no environment), its one criterion, the output and, for agents, a
+trace summary; never the dimension's name or weight, the sample's metadata or its mocks, which
+could tell the judge what answer is hoped for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+
+from pytest_omk.errors import ExecutionError, JudgeError
+from pytest_omk.execute.base import ExecutionRequest, Executor
+from pytest_omk.grade.scoring import js_sum, round2
+from pytest_omk.jstext import js_number
+from pytest_omk.judge.parse import JudgeReply, parse_assertion_reply, parse_rubric_reply
+from pytest_omk.judge.templates import RUBRIC, TEMPLATES, JudgeTemplate
+from pytest_omk.judge.trace_summary import summarize_execution
+from pytest_omk.models._base import js_trim
+from pytest_omk.models.assertions import AnswerRelevancy, ContextRecall, Faithfulness, SemanticSimilarity
+from pytest_omk.models.results import ExecutionResult, Reading
+from pytest_omk.pipeline import JudgeOutcome, ResolvedText, SamplePlan
+from pytest_omk.runtime import ModelCalls
+
+_MILLI = Decimal("0.001")
+_Judged = SemanticSimilarity | Faithfulness | AnswerRelevancy | ContextRecall
+_JUDGED = (SemanticSimilarity, Faithfulness, AnswerRelevancy, ContextRecall)
+
+
+@dataclass(frozen=True)
+class LLMJudgeOutcome(JudgeOutcome):
+    """A :class:`JudgeOutcome` with the per-replicate detail of repeated rubric readings."""
+
+    replicates: Mapping[str, tuple[Reading, ...]] = field(default_factory=dict)
+    """Every replicate's reading per rubric dimension, in replicate order."""
+    sd: Mapping[str, float] = field(default_factory=dict)
+    """Sample standard deviation (n-1, 3 decimals) per dimension with two or more valid replicates."""
+
+
+@dataclass(frozen=True)
+class _Job:
+    """One judge call to make."""
+
+    key: str | int
+    """Rubric dimension name, or top-level assertion index."""
+    label: str
+    """How errors name it: ``rubric dimension "clarity"``, ``assertion 2 (faithfulness)``."""
+    template: JudgeTemplate
+    values: Mapping[str, str | None]
+    replicate: int = 0
+    threshold: float = 0.0
+    """Pass mark of a judge-scored assertion (rubric dimensions use the judge's threshold)."""
+
+
+def sample_sd(scores: Sequence[float]) -> float | None:
+    """Sample standard deviation (n-1) rounded half-up to 3 decimals; ``None`` below two scores."""
+    if len(scores) < 2:
+        return None
+    return float(Decimal(statistics.stdev(scores)).quantize(_MILLI, rounding=ROUND_HALF_UP))
+
+
+def _reference_or_context(reference: str | None, context: str | None) -> str | None:
+    # The loader guarantees one of them is non-blank; a blank reference falls back to the context.
+    if reference is not None and js_trim(reference):
+        return reference
+    return context if context is not None and js_trim(context) else None
+
+
+class LLMJudge:
+    """Implements the :class:`~pytest_omk.pipeline.Judge` protocol with a model behind ``executor``."""
+
+    def __init__(
+        self,
+        calls: ModelCalls,
+        executor: Executor,
+        *,
+        model: str | None,
+        threshold: float,
+        repeat: int = 1,
+    ) -> None:
+        if repeat < 1:
+            raise ValueError(f"repeat must be >= 1, got {repeat}")
+        self.calls = calls
+        self.executor = executor
+        self.model = model
+        self.threshold = threshold
+        """A rubric dimension passes when its (mean) score is at least this."""
+        self.repeat = repeat
+        """Judge calls per rubric dimension; their valid scores are averaged."""
+
+    # --- planning -------------------------------------------------------------------------------
+
+    def plan_jobs(
+        self, plan: SamplePlan, resolved: ResolvedText, execution: ExecutionResult
+    ) -> tuple[list[_Job], dict[int, Reading]]:
+        """The judge calls for a sample, and readings settled without a call (nothing to judge against)."""
+        output = execution.output
+        jobs: list[_Job] = []
+        trace = summarize_execution(execution)
+        for name, dimension in (plan.sample.rubric or {}).items():
+            values = {
+                "task": resolved.prompt,
+                "criterion": dimension.criterion,
+                "output": output,
+                "trace": trace,
+            }
+            jobs += [
+                _Job(name, f"rubric dimension {name!r}", RUBRIC, values, replicate)
+                for replicate in range(self.repeat)
+            ]
+        settled: dict[int, Reading] = {}
+        for index, assertion in enumerate(plan.sample.assertions or []):
+            if not isinstance(assertion, _JUDGED):
+                continue
+            against = self._assertion_input(assertion, resolved)
+            if against is None:
+                settled[index] = Reading.missing(
+                    f"{assertion.type}: no reference or context to judge against"
+                )
+                continue
+            key = "task" if isinstance(assertion, AnswerRelevancy) else "reference"
+            values = {key: against, "output": output}
+            label = f"assertion {index} ({assertion.type})"
+            jobs.append(_Job(index, label, TEMPLATES[assertion.type], values, threshold=assertion.threshold))
+        return jobs, settled
+
+    @staticmethod
+    def _assertion_input(assertion: _Judged, resolved: ResolvedText) -> str | None:
+        """What a judge-scored assertion compares the output with (semantics §9.1)."""
+        if isinstance(assertion, SemanticSimilarity):
+            return assertion.reference
+        if isinstance(assertion, AnswerRelevancy):
+            return resolved.prompt
+        return _reference_or_context(assertion.reference, resolved.context)
+
+    # --- calling --------------------------------------------------------------------------------
+
+    def _request(self, plan: SamplePlan, job: _Job) -> ExecutionRequest:
+        return ExecutionRequest(
+            prompt=job.template.render(job.values),
+            system=job.template.system,
+            model=self.model,
+            sample_id=plan.sample.sample_id,
+            cwd_key=plan.cwd_key,
+            repeat=job.replicate,
+            purpose="judge",
+            json_mode=True,
+            template=job.template.template_id(),
+        )
+
+    async def _ask(self, plan: SamplePlan, job: _Job) -> ExecutionResult:
+        return await self.calls.call(self.executor, self._request(plan, job))
+
+    async def judge(
+        self, plan: SamplePlan, resolved: ResolvedText, execution: ExecutionResult
+    ) -> JudgeOutcome:
+        """Score the sample; a provider failure after retries raises :class:`JudgeError`."""
+        jobs, settled = self.plan_jobs(plan, resolved, execution)
+        # Let every call finish even if one fails: the answers that did come back are recorded and
+        # replay on the next run, so a flaky provider does not cost the whole sample's calls again.
+        results = await asyncio.gather(*(self._ask(plan, job) for job in jobs), return_exceptions=True)
+        answers: list[ExecutionResult] = []
+        failures: list[tuple[_Job, ExecutionError]] = []
+        for job, result in zip(jobs, results, strict=True):
+            if isinstance(result, ExecutionError):
+                failures.append((job, result))
+            elif isinstance(result, BaseException):
+                raise result
+            else:
+                answers.append(result)
+        if failures:
+            job, error = failures[0]
+            others = f" ({len(failures) - 1} other judge calls failed too)" if len(failures) > 1 else ""
+            raise JudgeError(f"the judge call for {job.label} failed: {error}{others}") from error
+
+        rubric_replies: dict[str, list[JudgeReply | str]] = {}
+        assertions: dict[int, Reading] = dict(settled)
+        for job, answer in zip(jobs, answers, strict=True):
+            if isinstance(job.key, str):
+                rubric_replies.setdefault(job.key, []).append(parse_rubric_reply(answer.output))
+            else:
+                reply = parse_assertion_reply(answer.output)
+                assertions[job.key] = self._assertion_reading(reply, job.threshold, job.template.kind)
+
+        rubric: dict[str, Reading] = {}
+        replicates: dict[str, tuple[Reading, ...]] = {}
+        spreads: dict[str, float] = {}
+        for name, replies in rubric_replies.items():
+            rubric[name], replicates[name], sd = self._dimension(replies)
+            if sd is not None:
+                spreads[name] = sd
+        return LLMJudgeOutcome(
+            assertions=dict(sorted(assertions.items())),
+            rubric=rubric,
+            calls=len(answers),
+            replayed=sum(1 for answer in answers if answer.replayed),
+            replicates=replicates,
+            sd=spreads,
+        )
+
+    # --- readings -------------------------------------------------------------------------------
+
+    def _dimension(
+        self, replies: Sequence[JudgeReply | str]
+    ) -> tuple[Reading, tuple[Reading, ...], float | None]:
+        """A dimension's reading from its replicates: the mean of the valid ones, and their SD."""
+        each = tuple(
+            self._passes(reply.score, self.threshold, reply.reason)
+            if isinstance(reply, JudgeReply)
+            else Reading.missing(reply)
+            for reply in replies
+        )
+        valid = [reply for reply in replies if isinstance(reply, JudgeReply)]
+        defects = [reply for reply in replies if isinstance(reply, str)]
+        if not valid:
+            if len(replies) == 1:
+                return Reading.missing(defects[0]), each, None
+            unique = "; ".join(dict.fromkeys(defects))
+            return Reading.missing(f"no usable judge reply in {len(replies)} readings: {unique}"), each, None
+        scores = [float(reply.score) for reply in valid]
+        mean = round2(js_sum(scores) / len(scores))
+        sd = sample_sd(scores)
+        message = valid[0].reason
+        if len(replies) > 1:
+            listed = ", ".join(str(reply.score) for reply in valid)
+            spread = f"; SD {js_number(sd)}" if sd is not None else ""
+            message += f" (mean of {len(valid)}/{len(replies)} judge readings: {listed}{spread})"
+        return self._passes(mean, self.threshold, message), each, sd
+
+    @staticmethod
+    def _passes(score: float, threshold: float, message: str) -> Reading:
+        if score >= threshold:
+            return Reading.passed(message, score=score)
+        return Reading.failed(message, score=score)
+
+    def _assertion_reading(self, reply: JudgeReply | str, threshold: float, kind: str) -> Reading:
+        """The raw reading of a judge-scored assertion (``not`` is applied later, by the grader)."""
+        if isinstance(reply, str):
+            return Reading.missing(f"{kind}: {reply}")
+        message = f"judge score {reply.score} (threshold {js_number(threshold)}): {reply.reason}"
+        return self._passes(float(reply.score), threshold, message)
