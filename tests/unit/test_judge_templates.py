@@ -178,3 +178,11 @@ def test_judge_sees_only_the_prompt_criterion_output_and_trace(tmp_path: Path) -
     for key, text in texts.items():
         for secret in never:
             assert secret not in text, (key, secret)
+
+
+def test_docs_show_the_current_rubric_template() -> None:
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "judge.md").read_text(encoding="utf-8")
+    placeholders = {s.tag: "{" + s.tag + "}" for s in RUBRIC.sections}
+    assert f"```text\n{RUBRIC.system}\n```" in docs
+    assert f"```text\n{RUBRIC.render(placeholders)}\n```" in docs
+    assert RUBRIC.template_id() in docs
