@@ -1,0 +1,167 @@
+"""pytest nodes: a sample file (or split directory) collects one item per sample.
+
+Collection only reads and validates files; model calls, URL fetches and preflight commands run
+later (setup), so ``--collect-only`` stays fast and infrastructure problems never look like
+invalid files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_omk.errors import OmkError, SampleFileError
+from pytest_omk.loading import LoadedSample, SampleBundle, load_directory, load_file
+from pytest_omk.pipeline import SamplePlan
+
+if TYPE_CHECKING:
+    from pytest_omk.session import OmkSession
+
+CANONICAL_NAMES = ("eval-samples.json", "eval-samples.yaml")
+
+
+class SampleFailed(Exception):
+    """Raised by an item or an assertion subtest to report a failed reading in one line."""
+
+
+def _run_sample(request: pytest.FixtureRequest, subtests: pytest.Subtests) -> None:
+    """The test function behind every sample item: grade the prefetched run, one subtest each."""
+    node = request.node
+    assert isinstance(node, SampleItem)
+    node.omk.grade_item(node, subtests)
+
+
+class SampleItem(pytest.Function):
+    """One sample: the model call happens in setup, grading and subtests in the call phase."""
+
+    loaded: LoadedSample
+    bundle: SampleBundle
+
+    def __init__(self, *, loaded: LoadedSample, bundle: SampleBundle, plan: SamplePlan, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.loaded = loaded
+        self.bundle = bundle
+        self.plan = plan
+
+    @property
+    def omk(self) -> OmkSession:
+        from pytest_omk.session import omk_session_key
+
+        return self.config.stash[omk_session_key]
+
+    @property
+    def sample_id(self) -> str:
+        return self.loaded.sample.sample_id
+
+    def setup(self) -> None:
+        super().setup()
+        self.omk.setup_item(self)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"sample: {self.sample_id}"
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+        if isinstance(excinfo.value, SampleFailed | OmkError):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def _traceback_filter(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
+        return excinfo.traceback
+
+
+class SampleFile(pytest.File):
+    """An eval-samples file; a split directory is represented by its files sharing one bundle."""
+
+    def __init__(self, *, bundle: SampleBundle | None = None, system_file: Path | None = None, **kwargs: Any):
+        super().__init__(**kwargs)
+        self._bundle = bundle
+        self.system_file = system_file
+
+    def _display(self) -> str:
+        try:
+            return self.path.relative_to(self.config.rootpath).as_posix()
+        except ValueError:
+            return str(self.path)
+
+    def load(self) -> SampleBundle:
+        if self._bundle is None:
+            self._bundle = load_file(self.path, display=self._display())
+        return self._bundle
+
+    def collect(self) -> Iterable[pytest.Item]:
+        try:
+            bundle = self.load()
+        except SampleFileError as exc:
+            raise self.CollectError(exc.message) from None
+        from pytest_omk.session import omk_session_key
+
+        omk = self.config.stash[omk_session_key]
+        try:
+            omk.check_file(self, bundle)
+        except OmkError as exc:
+            raise self.CollectError(str(exc)) from None
+        fixtureinfo = None
+        for loaded in bundle.samples:
+            if loaded.source != self.path:
+                continue
+            plan = omk.plan_for(loaded, bundle, self.system_file)
+            item = SampleItem.from_parent(
+                self,
+                name=loaded.sample.sample_id,
+                callobj=_run_sample,
+                fixtureinfo=fixtureinfo,
+                loaded=loaded,
+                bundle=bundle,
+                plan=plan,
+            )
+            # Every item runs the same function, so its fixture closure is computed once per file.
+            fixtureinfo = item._fixtureinfo
+            for marker in omk.markers_for(loaded.sample):
+                item.add_marker(marker)
+            yield item
+
+
+class SplitDirectory(pytest.Directory):
+    """A split directory given with ``--omk-samples``: validated as one set, one child per file."""
+
+    def collect(self) -> Iterator[SampleFile]:
+        display = self.path.relative_to(self.config.rootpath).as_posix() if self.path.is_relative_to(
+            self.config.rootpath
+        ) else str(self.path)
+        try:
+            bundle = load_directory(self.path, display=display)
+        except SampleFileError as exc:
+            raise self.CollectError(exc.message) from None
+        for file in bundle.files:
+            yield SampleFile.from_parent(self, path=file, bundle=bundle)
+
+
+def skill_samples(skill_md: Path) -> Path | SampleFileError | None:
+    """The skill-local sample file next to ``<skill>/SKILL.md``, if any (or an ambiguity error)."""
+    omk_dir = skill_md.parent / ".omk"
+    return canonical_in(omk_dir)
+
+
+def canonical_in(directory: Path) -> Path | SampleFileError | None:
+    """The canonical sample file in ``directory``; both names present is an ambiguity error."""
+    found = [directory / name for name in CANONICAL_NAMES if (directory / name).is_file()]
+    if len(found) > 1:
+        return SampleFileError(
+            str(found[0]),
+            f"ambiguous eval sample files: {found[0]} and {found[1]} both exist; keep one of them",
+        )
+    return found[0] if found else None
+
+
+class AmbiguousSamples(pytest.File):
+    """Stands in for two canonical files in one directory: collecting it is an error."""
+
+    def __init__(self, *, error: SampleFileError, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.error = error
+
+    def collect(self) -> Iterable[pytest.Item]:
+        raise self.CollectError(self.error.reason)

@@ -1,0 +1,82 @@
+"""Turn an executor spec (``--omk-executor`` / ``--omk-judge``) into an :class:`Executor`.
+
+Specs: ``openai``, ``anthropic``, ``echo``, ``python:pkg.mod:attr``, ``command:CMD``, or any other
+string, which is run as a command line (as upstream does).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+from pytest_omk.errors import ConfigError
+from pytest_omk.execute.base import Executor
+from pytest_omk.execute.local import CallableExecutor, CommandExecutor, EchoExecutor
+
+
+def _openai(timeout: float) -> Executor:
+    from pytest_omk.execute.openai import OpenAIExecutor
+
+    return OpenAIExecutor(timeout=timeout)
+
+
+def _anthropic(timeout: float) -> Executor:
+    from pytest_omk.execute.anthropic import AnthropicExecutor
+
+    return AnthropicExecutor(timeout=timeout)
+
+
+def _echo(timeout: float) -> Executor:
+    return EchoExecutor()
+
+
+_BUILTINS: dict[str, Callable[[float], Executor]] = {
+    "openai": _openai,
+    "anthropic": _anthropic,
+    "echo": _echo,
+}
+BUILTIN_EXECUTORS = tuple(_BUILTINS)
+
+
+def resolve_callable(target: str) -> Callable[..., Any]:
+    """Import ``pkg.mod:attr`` (``attr`` may be dotted) and return the callable."""
+    module_name, sep, attr = target.partition(":")
+    if not sep or not module_name or not attr:
+        raise ConfigError(f"python executor {target!r} must look like python:package.module:function")
+    try:
+        obj: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ConfigError(f"cannot import {module_name!r} for the python executor: {exc}") from None
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise ConfigError(f"{module_name!r} has no attribute {attr!r}") from None
+    if not callable(obj):
+        raise ConfigError(f"python executor {target!r} is not callable")
+    return obj  # type: ignore[no-any-return]
+
+
+def wrap_callable(obj: Any, name: str) -> Executor:
+    """An :class:`Executor` as is, or a plain callable wrapped into one."""
+    if isinstance(obj, Executor):
+        return obj
+    if callable(obj):
+        return CallableExecutor(obj, name=name)
+    raise ConfigError(f"{name} is neither an executor nor a callable")
+
+
+def make_executor(spec: str, *, timeout: float, capabilities: tuple[str, ...] = ()) -> Executor:
+    """Build the executor named by ``spec``; raise :class:`ConfigError` when it cannot be."""
+    spec = spec.strip()
+    if not spec:
+        raise ConfigError("the executor spec is empty")
+    builtin = _BUILTINS.get(spec)
+    if builtin is not None:
+        return builtin(timeout)
+    if spec.startswith("python:"):
+        target = spec.removeprefix("python:")
+        return wrap_callable(resolve_callable(target), target)
+    command = spec.removeprefix("command:")
+    return CommandExecutor(command, timeout=timeout, supports_mocks="mocks" in capabilities)

@@ -1,0 +1,156 @@
+"""Executors that run on this machine: ``echo``, a command, and a Python callable.
+
+Command protocol (upstream-compatible): the argv is split like a shell would split it, but no
+shell runs; stdin receives one JSON object ``{"model", "system", "prompt", "sample_id", "cwd",
+"mocks", "mocksStrict", "allowedTools"}``; stdout is either a JSON object in the
+:class:`ExecutionResult` shape or plain text (the output). A non-zero exit or a timeout fails.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import os
+import shlex
+import signal
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import ValidationError
+
+from pytest_omk.errors import ExecutionError
+from pytest_omk.execute.base import ExecutionRequest
+from pytest_omk.models.results import ExecutionResult
+
+_STDERR_LIMIT = 400
+
+
+class EchoExecutor:
+    """Answers with the prompt itself: a smoke test of the plumbing, no model involved."""
+
+    id = "echo"
+    supports_mocks = False
+
+    async def execute(self, request: ExecutionRequest) -> ExecutionResult:
+        return ExecutionResult(output=request.prompt, numTurns=1, costUSD=0.0)
+
+    async def aclose(self) -> None:
+        return None
+
+
+def parse_result(payload: Any, *, source: str) -> ExecutionResult:
+    """Turn what a command printed or a callable returned into an :class:`ExecutionResult`."""
+    if isinstance(payload, ExecutionResult):
+        return payload
+    if isinstance(payload, str):
+        return ExecutionResult(output=payload, numTurns=1)
+    if isinstance(payload, dict):
+        try:
+            result = ExecutionResult.model_validate(payload)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise ExecutionError(f"{source} returned an invalid result: {where}: {first['msg']}") from None
+        return result if "numTurns" in payload else result.model_copy(update={"numTurns": 1})
+    raise ExecutionError(
+        f"{source} returned {type(payload).__name__}; expected a str, a dict or an ExecutionResult"
+    )
+
+
+class CommandExecutor:
+    """Runs a command per sample, speaking omk's stdin/stdout JSON protocol."""
+
+    def __init__(self, command: str, *, timeout: float, supports_mocks: bool = False) -> None:
+        self.argv = shlex.split(command)
+        if not self.argv:
+            raise ExecutionError("the executor command is empty")
+        self.timeout = timeout
+        self.supports_mocks = supports_mocks
+        self.id = "command:" + " ".join(self.argv)
+
+    async def execute(self, request: ExecutionRequest) -> ExecutionResult:
+        stdin = json.dumps(
+            {
+                "model": request.model,
+                "system": request.system or "",
+                "prompt": request.prompt,
+                "sample_id": request.sample_id,
+                "cwd": str(request.cwd) if request.cwd else None,
+                "mocks": request.mocks,
+                "mocksStrict": request.mocks_strict if request.mocks else None,
+                "allowedTools": request.allowed_tools,
+            },
+            ensure_ascii=False,
+        ).encode()
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *self.argv,
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=request.cwd,
+                start_new_session=True,  # so a timeout can kill the whole process group
+            )
+        except OSError as exc:
+            raise ExecutionError(f"cannot start executor command {self.argv[0]!r}: {exc.strerror}") from None
+        try:
+            out, err = await asyncio.wait_for(proc.communicate(stdin), self.timeout)
+        except (TimeoutError, asyncio.CancelledError) as exc:
+            _kill_group(proc)
+            await proc.wait()
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+            raise ExecutionError(f"executor command timed out after {self.timeout:g}s") from None
+        if proc.returncode != 0:
+            detail = err.decode(errors="replace").strip()[-_STDERR_LIMIT:]
+            raise ExecutionError(detail or f"executor exited with code {proc.returncode}")
+        return _parse_stdout(out.decode(errors="replace"))
+
+    async def aclose(self) -> None:
+        return None
+
+
+def _kill_group(proc: asyncio.subprocess.Process) -> None:
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _parse_stdout(text: str) -> ExecutionResult:
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return ExecutionResult(output=text.strip(), numTurns=1)
+    if isinstance(data, dict):
+        return parse_result(data, source="the executor command")
+    # Upstream quirk kept on purpose: a bare JSON scalar (e.g. "4") is not a result object; it is
+    # taken as plain text rather than as an empty output.
+    return ExecutionResult(output=text.strip(), numTurns=1)
+
+
+class CallableExecutor:
+    """Calls the user's Python function (sync or async) with the :class:`ExecutionRequest`."""
+
+    def __init__(self, func: Callable[..., Any], *, name: str, supports_mocks: bool = False) -> None:
+        self.func = func
+        self.id = f"python:{name}"
+        self.supports_mocks = supports_mocks or bool(getattr(func, "supports_mocks", False))
+
+    async def execute(self, request: ExecutionRequest) -> ExecutionResult:
+        try:
+            if inspect.iscoroutinefunction(self.func):
+                value = await self.func(request)
+            else:
+                value = await asyncio.to_thread(self.func, request)
+                if inspect.isawaitable(value):
+                    value = await value
+        except ExecutionError:
+            raise
+        except Exception as exc:
+            raise ExecutionError(f"{self.id} raised {type(exc).__name__}: {exc}") from exc
+        return parse_result(value, source=self.id)
+
+    async def aclose(self) -> None:
+        return None

@@ -1,0 +1,103 @@
+"""The pytest entry point (``-p omk``): options, hooks and collection of eval-samples files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_omk import hookspecs
+from pytest_omk.collect import CANONICAL_NAMES, AmbiguousSamples, SampleFile, SplitDirectory, canonical_in, skill_samples
+from pytest_omk.session import OmkSession, omk_session_key
+from pytest_omk.settings import add_options
+
+explicit_files_key = pytest.StashKey[set[Path]]()
+explicit_dirs_key = pytest.StashKey[set[Path]]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "omk: an item generated from an omk eval sample")
+    config.addinivalue_line("markers", "omk_difficulty(level): the sample's difficulty (easy, medium, hard)")
+    config.addinivalue_line("markers", "omk_capability(name): a capability the sample covers")
+    session = OmkSession(config)
+    config.stash[omk_session_key] = session
+    config.pluginmanager.register(session, "omk-session")
+    _register_explicit_samples(config, session)
+
+
+def _register_explicit_samples(config: pytest.Config, session: OmkSession) -> None:
+    """``--omk-samples`` paths join the run; with no positional args they are the whole run."""
+    files: set[Path] = set()
+    dirs: set[Path] = set()
+    cli = config.getoption("omk_samples") or []
+    base_cli = Path(config.invocation_params.dir)
+    paths = [base_cli / p for p in cli] if cli else [Path(config.rootpath) / p for p in session.settings.samples]
+    for path in paths:
+        path = path.resolve()
+        if path.is_dir():
+            dirs.add(path)
+        elif path.is_file():
+            files.add(path)
+        else:
+            raise pytest.UsageError(f"--omk-samples: {path} does not exist")
+    config.stash[explicit_files_key] = files
+    config.stash[explicit_dirs_key] = dirs
+    if not paths:
+        return
+    if session.executor is None:
+        raise pytest.UsageError(f"omk: --omk-samples given but {_no_executor()}")
+    explicit_args = config.args_source == pytest.Config.ArgsSource.ARGS
+    extra = [str(p) for p in sorted(files | dirs)]
+    config.args = [*config.args, *extra] if explicit_args else extra
+
+
+def _no_executor() -> str:
+    from pytest_omk.session import NO_EXECUTOR
+
+    return NO_EXECUTOR
+
+
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> Any:
+    if path.resolve() in parent.config.stash.get(explicit_dirs_key, set()):
+        return SplitDirectory.from_parent(parent, path=path)
+    return None
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Any:
+    config = parent.config
+    resolved = file_path.resolve()
+    if resolved in config.stash.get(explicit_files_key, set()):
+        return SampleFile.from_parent(parent, path=file_path)
+    if resolved.parent in config.stash.get(explicit_dirs_key, set()):
+        return None  # collected by its SplitDirectory
+    name = file_path.name
+    if name == "SKILL.md":
+        found = skill_samples(file_path)
+        if found is None:
+            return None
+        if not isinstance(found, Path):
+            return AmbiguousSamples.from_parent(parent, path=file_path.parent / ".omk" / CANONICAL_NAMES[0], error=found)
+        return SampleFile.from_parent(parent, path=found, system_file=file_path)
+    if name not in CANONICAL_NAMES:
+        return None
+    if file_path.parent.name == ".omk":
+        skill_md = file_path.parent.parent / "SKILL.md"
+        # Reached directly (e.g. named on the command line): only a real skill's folder counts.
+        if not skill_md.is_file():
+            return None
+        return SampleFile.from_parent(parent, path=file_path, system_file=skill_md)
+    found = canonical_in(file_path.parent)
+    if found is not None and not isinstance(found, Path):
+        if name != CANONICAL_NAMES[0]:
+            return None  # report the ambiguity once, from the JSON file
+        return AmbiguousSamples.from_parent(parent, path=file_path, error=found)
+    return SampleFile.from_parent(parent, path=file_path)

@@ -1,0 +1,119 @@
+"""Gather sample records from pytest's reports (on the controller under xdist) and publish them.
+
+Records arrive attached to each item's teardown report, so this works the same with and without
+xdist: no temporary files, no shared memory, only pytest's own report channel.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_omk.report.json_report import build_report
+from pytest_omk.report.records import metadata_of, scores_record
+from pytest_omk.report.terminal import render_summary, summarize
+
+if TYPE_CHECKING:
+    from pytest_omk.collect import SampleItem
+    from pytest_omk.execute.base import Executor
+    from pytest_omk.settings import Settings
+
+
+class RecordCollector:
+    """Holds every sample record and outcome seen in this process."""
+
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        self.config = config
+        self.settings = settings
+        self.records: dict[str, dict[str, Any]] = {}
+        self.outcomes: dict[str, str] = {}
+
+    def begin(self, item: SampleItem, executor: Executor | None) -> None:
+        """Create the item's record before anything can fail, so errors are reported too."""
+        file = item.path.relative_to(item.config.rootpath).as_posix() if item.path.is_relative_to(
+            item.config.rootpath
+        ) else str(item.path)
+        item.omk_record = {
+            "nodeid": item.nodeid,
+            "file": file,
+            "sample_id": item.sample_id,
+            "executor": executor.id if executor is not None else None,
+            "model": self.settings.model,
+            "scores": scores_record(None),
+            "assertions": [],
+            "rubric": {},
+            "execution": None,
+            "metadata": metadata_of(item.loaded.sample),
+            "modelCalls": {"live": 0, "replayed": 0},
+        }
+
+    def observe(self, report: pytest.TestReport) -> None:
+        """Track outcomes and pick up records (a no-op for non-omk items)."""
+        if isinstance(report, pytest.SubtestReport):
+            return
+        record = getattr(report, "omk_record", None)
+        if record is not None:
+            self.records[report.nodeid] = record
+        outcome = _outcome(report)
+        if outcome is not None and self.outcomes.get(report.nodeid) != "error":
+            self.outcomes[report.nodeid] = outcome
+
+    def ordered(self) -> list[dict[str, Any]]:
+        """Records with their outcome, in the order pytest reported them."""
+        rows = []
+        for nodeid, record in self.records.items():
+            rows.append({**record, "outcome": self.outcomes.get(nodeid, "unknown")})
+        return rows
+
+    def print_summary(self, terminalreporter: Any) -> None:
+        rows = self.ordered()
+        if not rows:
+            return
+        terminalreporter.write_sep("=", "omk scores")
+        for line in render_summary(rows, verbose=terminalreporter.config.get_verbosity() >= 0):
+            terminalreporter.write_line(line)
+
+    def finish(self, session: pytest.Session) -> None:
+        rows = self.ordered()
+        if not rows:
+            return
+        totals = summarize(rows)
+        self._junit_suite_properties(totals)
+        if self.settings.report:
+            path = Path(self.config.invocation_params.dir) / self.settings.report
+            document = build_report(rows, totals, self.settings)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    def _junit_suite_properties(self, totals: dict[str, Any]) -> None:
+        from _pytest.junitxml import xml_key  # private: the public route needs a test function
+
+        xml = self.config.stash.get(xml_key, None)
+        if xml is None:
+            return
+        xml.add_global_property("omk.samples", str(totals["samples"]))
+        for layer, value in totals["means"].items():
+            if value is not None:
+                xml.add_global_property(f"omk.score.{layer}.mean", f"{value:.2f}")
+        if totals["costUSD"] is not None:
+            xml.add_global_property("omk.cost_usd.total", f"{totals['costUSD']:.6f}")
+
+
+def _outcome(report: pytest.TestReport) -> str | None:
+    wasxfail = hasattr(report, "wasxfail")
+    if report.when == "setup":
+        if report.failed:
+            return "error"
+        if report.skipped:
+            return "xfailed" if wasxfail else "skipped"
+        return None
+    if report.when == "call":
+        if wasxfail:
+            return "xpassed" if report.passed else "xfailed"
+        return str(report.outcome)
+    if report.when == "teardown" and report.failed:
+        return "error"
+    return None

@@ -1,0 +1,48 @@
+"""The ``--omk-report`` JSON document (schema ``pytest-omk.report/v1``)."""
+
+from __future__ import annotations
+
+import platform
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from pytest_omk import __version__
+
+if TYPE_CHECKING:
+    from pytest_omk.settings import Settings
+
+REPORT_SCHEMA_VERSION = "pytest-omk.report/v1"
+_SAMPLE_KEYS = (
+    "nodeid", "file", "sample_id", "outcome", "executor", "model", "scores", "assertions",
+    "rubric", "execution", "metadata", "modelCalls",
+)
+
+
+def config_section(settings: Settings) -> dict[str, Any]:
+    """The options that shaped the run; never secrets (those live only in the environment)."""
+    return {
+        "executor": settings.executor,
+        "model": settings.model,
+        "judge": settings.judge,
+        "judgeModel": settings.judge_model,
+        "rubricThreshold": settings.rubric_threshold,
+        "minComposite": settings.min_composite,
+        "strict": settings.strict,
+        "recordMode": settings.record_mode,
+        "concurrency": settings.concurrency,
+        "retries": settings.retries,
+        "timeout": settings.timeout,
+    }
+
+
+def build_report(rows: list[dict[str, Any]], totals: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    """The whole report document."""
+    return {
+        "schemaVersion": REPORT_SCHEMA_VERSION,
+        "plugin": {"name": "pytest-omk", "version": __version__},
+        "createdAt": datetime.now(UTC).isoformat(timespec="seconds"),
+        "python": platform.python_version(),
+        "config": config_section(settings),
+        "summary": totals,
+        "samples": [{key: row.get(key) for key in _SAMPLE_KEYS} for row in rows],
+    }

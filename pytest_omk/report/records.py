@@ -1,0 +1,108 @@
+"""The per-sample record: one JSON-safe dict shared by JUnit, the terminal and the JSON report.
+
+Records travel from xdist workers to the controller as an attribute of pytest's reports, so
+they hold only plain JSON values (strings, numbers, lists, dicts, ``None``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_omk.grade.scoring import Scores
+from pytest_omk.models import AssertionBase, Sample
+from pytest_omk.models.assertions import assertion_layer
+from pytest_omk.models.results import ExecutionResult, Reading
+
+LAYERS = ("assertions", "fact", "behavior", "judge", "composite")
+
+
+def metadata_of(sample: Sample) -> dict[str, Any]:
+    """The sample's metadata fields (never used for grading)."""
+    data = sample.model_dump(
+        by_alias=True,
+        include={"capability", "difficulty", "construct_", "provenance", "tripwire", "covers"},
+        exclude_none=True,
+    )
+    return data
+
+
+def execution_record(execution: ExecutionResult | None) -> dict[str, Any] | None:
+    """The execution part of a record."""
+    if execution is None:
+        return None
+    return {
+        "output": execution.output,
+        "costUSD": execution.costUSD,
+        "latencyMs": execution.latencyMs,
+        "inputTokens": execution.inputTokens,
+        "outputTokens": execution.outputTokens,
+        "numTurns": execution.numTurns,
+        "toolCalls": [c.model_dump(exclude_none=True) for c in execution.toolCalls]
+        if execution.toolCalls is not None
+        else None,
+        "replayed": execution.replayed,
+        "retries": execution.retries,
+    }
+
+
+def assertion_records(assertions: list[AssertionBase], readings: list[Reading]) -> list[dict[str, Any]]:
+    """One entry per top-level assertion."""
+    return [
+        {
+            "index": index,
+            "type": assertion.type,  # type: ignore[attr-defined]
+            "layer": assertion_layer(assertion),
+            "weight": assertion.weight,
+            "status": reading.status,
+            "message": reading.message,
+        }
+        for index, (assertion, reading) in enumerate(zip(assertions, readings, strict=True))
+    ]
+
+
+def rubric_records(sample: Sample, readings: dict[str, Reading]) -> dict[str, dict[str, Any]]:
+    """One entry per rubric dimension."""
+    return {
+        name: {
+            "score": readings[name].score,
+            "weight": dim.weight,
+            "reason": readings[name].message,
+            "status": readings[name].status,
+        }
+        for name, dim in (sample.rubric or {}).items()
+    }
+
+
+def scores_record(scores: Scores | None) -> dict[str, float | None]:
+    """The five scores (``None`` when missing)."""
+    if scores is None:
+        return dict.fromkeys(LAYERS)
+    return {layer: getattr(scores, layer) for layer in LAYERS}
+
+
+def _fmt(value: float) -> str:
+    return f"{value:.2f}"
+
+
+def junit_properties(record: dict[str, Any]) -> list[tuple[str, str]]:
+    """The per-testcase JUnit properties of a record (string values only)."""
+    props: list[tuple[str, str]] = [("omk.sample_id", record["sample_id"]), ("omk.file", record["file"])]
+    for layer, value in record["scores"].items():
+        if value is not None:
+            props.append((f"omk.score.{layer}", _fmt(value)))
+    for entry in record["assertions"]:
+        props.append((f"omk.assertion.{entry['index']}.{entry['type']}", entry["status"]))
+    for name, entry in record["rubric"].items():
+        score = entry["score"]
+        props.append((f"omk.rubric.{name}", "missing" if score is None else f"{score:g}"))
+    props.append(("omk.executor", record.get("executor") or ""))
+    if record.get("model"):
+        props.append(("omk.model", record["model"]))
+    execution = record.get("execution")
+    if execution:
+        if execution["costUSD"] is not None:
+            props.append(("omk.cost_usd", f"{execution['costUSD']:.6f}"))
+        if execution["latencyMs"] is not None:
+            props.append(("omk.latency_ms", f"{execution['latencyMs']:.0f}"))
+        props.append(("omk.replayed", "true" if execution["replayed"] else "false"))
+    return props

@@ -1,0 +1,82 @@
+"""Grade an item's run and report every assertion and rubric dimension as a pytest subtest."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from pytest_omk.collect import SampleFailed
+from pytest_omk.grade.base import GradeContext
+from pytest_omk.grade.registry import grade_sample
+from pytest_omk.grade.scoring import judge_layer, score_sample
+from pytest_omk.models.results import Reading
+from pytest_omk.report.records import assertion_records, execution_record, rubric_records, scores_record
+
+if TYPE_CHECKING:
+    from pytest_omk.collect import SampleItem
+    from pytest_omk.session import OmkSession
+
+NO_JUDGE = "not scored: no judge configured (set --omk-judge, or OPENAI_API_KEY / ANTHROPIC_API_KEY)"
+
+
+def _emit(reading: Reading, *, strict: bool) -> None:
+    """Turn a reading into the subtest's outcome (inside ``subtests.test``)."""
+    if reading.status == "fail":
+        raise SampleFailed(reading.message)
+    if reading.status == "missing":
+        if strict:
+            raise SampleFailed(f"missing evidence (--omk-strict): {reading.message}")
+        pytest.skip(reading.message)
+
+
+def grade_and_report(item: SampleItem, subtests: pytest.Subtests, omk: OmkSession) -> None:
+    """Grade ``item.omk_run``, emit one subtest per check, record scores; fail the item if needed."""
+    run = item.omk_run
+    sample = item.loaded.sample
+    settings = omk.settings
+    assertions = list(sample.assertions or [])
+    ctx = GradeContext(
+        execution=run.execution,
+        sample=sample,
+        base_dir=item.bundle.base_dir,
+        judge_readings=run.judge.assertions,
+    )
+    readings = grade_sample(assertions, ctx)
+    rubric = {name: run.judge.rubric.get(name) or Reading.missing(NO_JUDGE) for name in sample.rubric or {}}
+
+    failed = 0
+    for index, (assertion, reading) in enumerate(zip(assertions, readings, strict=True)):
+        failed += reading.status == "fail" or (settings.strict and reading.status == "missing")
+        with subtests.test(msg=f"assertion {index}: {assertion.type}"):  # type: ignore[attr-defined]
+            _emit(reading, strict=settings.strict)
+    for name, reading in rubric.items():
+        failed += reading.status == "fail" or (settings.strict and reading.status == "missing")
+        with subtests.test(msg=f"rubric: {name}"):
+            _emit(reading, strict=settings.strict)
+
+    weights = {name: dim.weight for name, dim in (sample.rubric or {}).items()}
+    judge = judge_layer({n: r.score if r.status != "missing" else None for n, r in rubric.items()}, weights) if rubric else None
+    scores = score_sample(assertions, readings, judge)
+
+    record = item.omk_record
+    record["scores"] = scores_record(scores)
+    record["assertions"] = assertion_records(assertions, readings)
+    record["rubric"] = rubric_records(sample, rubric)
+    record["execution"] = execution_record(run.execution)
+    record["modelCalls"] = {
+        "live": int(not run.execution.replayed) + run.judge.calls - run.judge.replayed,
+        "replayed": int(run.execution.replayed) + run.judge.replayed,
+    }
+
+    total = len(assertions) + len(rubric)
+    if failed:
+        raise SampleFailed(f"{failed} of {total} checks failed (composite {_fmt(scores.composite)})")
+    if settings.min_composite is not None and (scores.composite is None or scores.composite < settings.min_composite):
+        raise SampleFailed(
+            f"composite {_fmt(scores.composite)} is below --omk-min-composite {settings.min_composite:g}"
+        )
+
+
+def _fmt(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.2f}"

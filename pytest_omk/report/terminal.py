@@ -1,0 +1,92 @@
+"""The ``omk scores`` terminal section: pure functions from records to lines."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from pytest_omk.grade.scoring import round2
+
+LAYER_COLUMNS = ("composite", "fact", "behavior", "judge")
+
+
+def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Run totals: mean per layer, outcome counts, model calls, cost, missing judge readings."""
+    means: dict[str, float | None] = {}
+    for layer in ("assertions", *LAYER_COLUMNS):
+        values = [r["scores"][layer] for r in rows if r["scores"][layer] is not None]
+        means[layer] = round2(sum(values) / len(values)) if values else None
+    costs = [r["execution"]["costUSD"] for r in rows if r["execution"] and r["execution"]["costUSD"] is not None]
+    missing_judge = sum(
+        1 for r in rows for entry in r["rubric"].values() if entry["status"] == "missing"
+    ) + sum(1 for r in rows for entry in r["assertions"] if entry["status"] == "missing" and _is_llm(entry["type"]))
+    return {
+        "samples": len(rows),
+        "outcomes": dict(Counter(r["outcome"] for r in rows)),
+        "means": means,
+        "modelCalls": {
+            "live": sum(r["modelCalls"]["live"] for r in rows),
+            "replayed": sum(r["modelCalls"]["replayed"] for r in rows),
+        },
+        "costUSD": round(sum(costs), 6) if costs else None,
+        "judgeReadingsMissing": missing_judge,
+    }
+
+
+def _is_llm(kind: str) -> bool:
+    from pytest_omk.models import ASSERTION_CLASSES
+
+    cls = ASSERTION_CLASSES.get(kind)
+    return bool(cls and cls.is_llm)
+
+
+def _cell(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def render_summary(rows: list[dict[str, Any]], *, verbose: bool) -> list[str]:
+    """Lines of the section: a table of samples (unless quiet), then the totals."""
+    lines: list[str] = []
+    if verbose:
+        header = ["sample", "outcome", *LAYER_COLUMNS, "cost", "latency", "replayed"]
+        table = [header]
+        for r in rows:
+            execution = r["execution"] or {}
+            cost = execution.get("costUSD")
+            latency = execution.get("latencyMs")
+            table.append(
+                [
+                    r["nodeid"],
+                    r["outcome"],
+                    *(_cell(r["scores"][layer]) for layer in LAYER_COLUMNS),
+                    "-" if cost is None else f"${cost:.4f}",
+                    "-" if latency is None else f"{latency:.0f}ms",
+                    "-" if not execution else ("yes" if execution.get("replayed") else "no"),
+                ]
+            )
+        widths = [max(len(row[i]) for row in table) for i in range(len(header))]
+        for row in table:
+            cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1])]
+            cells += [c.rjust(w) for c, w in zip(row[2:], widths[2:], strict=True)]
+            lines.append("  ".join(cells).rstrip())
+        lines.append("")
+    totals = summarize(rows)
+    means = totals["means"]
+    lines.append(
+        "mean: "
+        + "  ".join(f"{layer} {_cell(means[layer])}" for layer in LAYER_COLUMNS)
+    )
+    counts = totals["outcomes"]
+    lines.append(
+        f"samples: {totals['samples']}  "
+        + "  ".join(f"{k} {counts[k]}" for k in ("passed", "failed", "error", "skipped", "xfailed", "xpassed") if k in counts)
+    )
+    calls = totals["modelCalls"]
+    cost = totals["costUSD"]
+    lines.append(
+        f"model calls: {calls['live']} live, {calls['replayed']} replayed  "
+        f"cost: {'-' if cost is None else f'${cost:.4f}'}"
+    )
+    if totals["judgeReadingsMissing"]:
+        lines.append(f"judge readings missing: {totals['judgeReadingsMissing']} (see the skipped subtests)")
+    return lines

@@ -1,0 +1,96 @@
+"""The run's model-call machinery: an event loop in a background thread, and the call path
+(recordings → concurrency limit → retries → executor) that every model call goes through.
+
+pytest runs items one after another in the main thread. Model calls are I/O-bound, so they run
+as coroutines on one private event loop; the main thread submits work and blocks only on the
+result it needs next. That is what lets all selected samples be called concurrently while
+pytest still reports them in its own order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+import time
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from pytest_omk.execute.base import ExecutionRequest, Executor, TransientError
+from pytest_omk.execute.recordings import RecordingStore
+from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy, call_with_retries
+from pytest_omk.models.results import ExecutionResult
+
+T = TypeVar("T")
+
+
+class CallRunner:
+    """An asyncio loop on a daemon thread; coroutines go in, concurrent futures come out."""
+
+    def __init__(self) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, name="pytest-omk-calls", daemon=True)
+        self._thread.start()
+        self._futures: set[concurrent.futures.Future[Any]] = set()
+
+    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+        """Schedule ``coro`` on the loop."""
+        future = asyncio.run_coroutine_threadsafe(coro, self._loop)
+        self._futures.add(future)
+        future.add_done_callback(self._futures.discard)
+        return future
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` on the loop and wait for it."""
+        return self.submit(coro).result()
+
+    def cancel_pending(self) -> None:
+        """Cancel every call not finished yet (``-x``, Ctrl-C, end of run)."""
+        for future in list(self._futures):
+            future.cancel()
+
+    def close(self, cleanup: Coroutine[Any, Any, None] | None = None) -> None:
+        """Cancel what is left, run ``cleanup`` (closing clients), stop the loop."""
+        self.cancel_pending()
+        if cleanup is not None and self._loop.is_running():
+            try:
+                asyncio.run_coroutine_threadsafe(cleanup, self._loop).result(timeout=10)
+            except Exception:  # closing is best effort: never mask the run's outcome
+                pass
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=10)
+        if not self._loop.is_running():
+            self._loop.close()
+
+
+@dataclass
+class ModelCalls:
+    """The single path of every model call: recordings, then limit + retries around the executor."""
+
+    store: RecordingStore
+    limiter: AdaptiveLimiter
+    policy: RetryPolicy
+    timeout: float
+
+    async def call(self, executor: Executor, request: ExecutionRequest) -> ExecutionResult:
+        """Answer ``request`` with ``executor``, replaying a recording when the mode allows."""
+
+        async def attempt() -> ExecutionResult:
+            start = time.perf_counter()
+            # The executor enforces its own timeout; this outer bound only guards against an
+            # executor that ignores it, so a call can never hang the run.
+            try:
+                result = await asyncio.wait_for(executor.execute(request), self.timeout + 5)
+            except TimeoutError:
+                raise TransientError(f"the call did not finish within {self.timeout:g}s") from None
+            if result.latencyMs is None:
+                elapsed = round((time.perf_counter() - start) * 1000, 3)
+                result = result.model_copy(update={"latencyMs": elapsed})
+            return result
+
+        async def live() -> ExecutionResult:
+            result, retries = await call_with_retries(attempt, policy=self.policy, limiter=self.limiter)
+            return result.model_copy(update={"retries": retries, "replayed": False})
+
+        return await self.store.call(executor.id, request, live)

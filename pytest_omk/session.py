@@ -1,0 +1,275 @@
+"""The run's state and the pytest hooks that drive it, owned by one object in ``config.stash``.
+
+``OmkSession`` builds the executor and the call path lazily (a run without sample files pays
+nothing), starts every selected sample's model calls before pytest's run loop, hands each item its
+result in setup, and turns graded items into records for the reports.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import os
+from collections.abc import Generator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_omk.errors import ConfigError, OmkError
+from pytest_omk.execute.base import Executor
+from pytest_omk.execute.factory import make_executor, wrap_callable
+from pytest_omk.execute.recordings import RecordingStore
+from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy
+from pytest_omk.judge import LLMJudge, same_model_warning, select_judge
+from pytest_omk.loading import LoadedSample, SampleBundle
+from pytest_omk.models import Sample
+from pytest_omk.pipeline import SamplePlan, SampleRun, Stages, run_sample
+from pytest_omk.report.collector import RecordCollector
+from pytest_omk.report.records import junit_properties
+from pytest_omk.requires import unmet_requirements
+from pytest_omk.runtime import CallRunner, ModelCalls
+from pytest_omk.settings import Settings
+
+if TYPE_CHECKING:
+    from pytest_omk.collect import SampleFile, SampleItem
+
+omk_session_key = pytest.StashKey["OmkSession"]()
+NO_EXECUTOR = "no executor configured (set --omk-executor or omk_executor)"
+
+
+class OmkSession:
+    """State of one pytest run (one per process: the controller and each xdist worker)."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.settings = Settings.from_config(config)
+        self.is_worker = hasattr(config, "workerinput")
+        self.records = RecordCollector(config, self.settings)
+        self._executor: Executor | None = None
+        self._executor_built = False
+        self._runner: CallRunner | None = None
+        self._stages: Stages | None = None
+        self._futures: dict[str, concurrent.futures.Future[SampleRun]] = {}
+        self._unmet: dict[Path, list[str]] = {}
+        self._system_texts: dict[Path, str] = {}
+        self._judge_executor: Executor | None = None
+        self.judge_spec = select_judge(self.settings.judge, os.environ)
+        warning = same_model_warning(self.judge_spec, self.settings.judge_model, self.settings.executor, self.settings.model)
+        if warning and not self.is_worker:
+            config.issue_config_time_warning(pytest.PytestWarning(f"omk: {warning}"), stacklevel=2)
+
+    # --- configuration -----------------------------------------------------------------------
+
+    @property
+    def executor(self) -> Executor | None:
+        """The model under test, or ``None`` when none is configured."""
+        if not self._executor_built:
+            self._executor_built = True
+            made = self.config.hook.pytest_omk_make_executor(config=self.config)
+            try:
+                if made is not None:
+                    self._executor = wrap_callable(made, "pytest_omk_make_executor")
+                elif self.settings.executor:
+                    self._executor = make_executor(
+                        self.settings.executor,
+                        timeout=self.settings.timeout,
+                        capabilities=self.settings.executor_capabilities,
+                    )
+            except ConfigError as exc:
+                raise pytest.UsageError(f"omk: {exc}") from None
+        return self._executor
+
+    def _stage_set(self) -> Stages:
+        if self._stages is None:
+            executor = self.executor
+            assert executor is not None
+            store = RecordingStore(self._recordings_dir(), self.settings.record_mode, warn=self._warn)
+            calls = ModelCalls(
+                store=store,
+                limiter=AdaptiveLimiter(self.settings.concurrency),
+                policy=RetryPolicy(retries=self.settings.retries),
+                timeout=self.settings.timeout,
+            )
+            self._stages = Stages(calls=calls, executor=executor, judge=self._make_judge(calls))
+        return self._stages
+
+    def _make_judge(self, calls: ModelCalls) -> LLMJudge | None:
+        if self.judge_spec is None:
+            return None
+        try:
+            self._judge_executor = make_executor(self.judge_spec, timeout=self.settings.timeout)
+        except ConfigError as exc:
+            raise pytest.UsageError(f"omk: judge: {exc}") from None
+        return LLMJudge(
+            calls,
+            self._judge_executor,
+            model=self.settings.judge_model,
+            threshold=self.settings.rubric_threshold,
+            repeat=self.settings.judge_repeat,
+        )
+
+    async def _aclose(self) -> None:
+        for executor in (self._executor, self._judge_executor):
+            if executor is not None:
+                await executor.aclose()
+
+    def _recordings_dir(self) -> Path | None:
+        if self.settings.record_mode == "off":
+            return None
+        if self.settings.recordings:
+            return (self.settings.rootdir / self.settings.recordings).resolve()
+        cache = getattr(self.config, "cache", None)
+        if cache is None:
+            return None
+        return Path(cache.mkdir("omk")) / "recordings"
+
+    def _warn(self, message: str) -> None:
+        self.config.issue_config_time_warning(pytest.PytestWarning(f"omk: {message}"), stacklevel=2)
+
+    def system_text(self, path: Path) -> str:
+        """The text of a system-prompt file, read once."""
+        if path not in self._system_texts:
+            try:
+                self._system_texts[path] = path.read_text(encoding="utf-8")
+            except OSError as exc:
+                raise pytest.UsageError(f"omk: cannot read system prompt file {path}: {exc.strerror}") from None
+        return self._system_texts[path]
+
+    def _system_for(self, system_file: Path | None) -> str | None:
+        if system_file is not None:
+            return self.system_text(system_file)
+        if self.settings.system:
+            candidate = Path(self.config.invocation_params.dir) / self.settings.system
+            if not candidate.exists():
+                candidate = self.settings.rootdir / self.settings.system
+            return self.system_text(candidate)
+        return None
+
+    # --- collection ---------------------------------------------------------------------------
+
+    def check_file(self, node: SampleFile, bundle: SampleBundle) -> None:
+        """Collection-time checks that need the configuration (mock interception support)."""
+        executor = self.executor
+        if executor is None or executor.supports_mocks:
+            return
+        with_mocks = [s.sample.sample_id for s in bundle.samples if s.sample.mocks]
+        if with_mocks:
+            raise ConfigError(
+                f"{node.path.name}: samples {', '.join(with_mocks)} declare mocks, but executor "
+                f"{executor.id!r} cannot intercept tool calls (a command executor declares it with "
+                "the ini option omk_executor_capabilities = mocks)"
+            )
+
+    def plan_for(self, loaded: LoadedSample, bundle: SampleBundle, system_file: Path | None) -> SamplePlan:
+        """The fixed inputs of one sample's run."""
+        return SamplePlan(
+            sample=loaded.sample,
+            base_dir=bundle.base_dir,
+            rootdir=self.settings.rootdir,
+            system=self._system_for(system_file or bundle.system_file),
+            model=self.settings.model,
+        )
+
+    def markers_for(self, sample: Sample) -> list[pytest.MarkDecorator]:
+        """Markers carrying the sample's metadata."""
+        marks = [pytest.mark.omk]
+        if sample.difficulty:
+            marks.append(pytest.mark.omk_difficulty(sample.difficulty, level=sample.difficulty))
+        for capability in sample.capability or []:
+            marks.append(pytest.mark.omk_capability(capability, name=capability))
+        if sample.tripwire:
+            marks.append(pytest.mark.xfail(strict=False, reason="tripwire sample: the model is expected to fail"))
+        return marks
+
+    # --- running ------------------------------------------------------------------------------
+
+    def _skip_reason(self, item: SampleItem) -> str | None:
+        if self.executor is None:
+            return NO_EXECUTOR
+        key = item.bundle.path
+        if key not in self._unmet:
+            self._unmet[key] = unmet_requirements(item.bundle.requires, item.bundle.base_dir)
+        unmet = self._unmet[key]
+        return "requires not met: " + "; ".join(unmet) if unmet else None
+
+    def start(self, item: SampleItem) -> concurrent.futures.Future[SampleRun] | None:
+        """Start the item's model calls (once); ``None`` when the item will be skipped."""
+        if item.nodeid in self._futures:
+            return self._futures[item.nodeid]
+        if self._skip_reason(item) is not None:
+            return None
+        if self._runner is None:
+            self._runner = CallRunner()
+        future = self._runner.submit(run_sample(item.plan, self._stage_set()))
+        self._futures[item.nodeid] = future
+        return future
+
+    def setup_item(self, item: SampleItem) -> None:
+        """Setup phase: skip, or wait for the item's model calls (failure = ERROR)."""
+        self.records.begin(item, self.executor)
+        reason = self._skip_reason(item)
+        if reason is not None:
+            pytest.skip(reason)
+        future = self.start(item)
+        assert future is not None
+        try:
+            item.omk_run = future.result()
+        except concurrent.futures.CancelledError:
+            pytest.skip("omk: the model call was cancelled")
+        except OmkError as exc:
+            raise type(exc)(f"omk: {exc}") from None
+
+    def grade_item(self, item: SampleItem, subtests: pytest.Subtests) -> None:
+        """Call phase: grade, report subtests and record the result."""
+        from pytest_omk.report.subtests import grade_and_report
+
+        grade_and_report(item, subtests, self)
+
+    # --- hooks --------------------------------------------------------------------------------
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
+        from pytest_omk.collect import SampleItem
+
+        prefetch = not self.is_worker and not session.config.option.collectonly
+        if prefetch:
+            for item in session.items:
+                if isinstance(item, SampleItem):
+                    self.start(item)
+        try:
+            return (yield)
+        finally:
+            if self._runner is not None:
+                self._runner.cancel_pending()
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+        record = getattr(item, "omk_record", None)
+        if call.when == "teardown" and record is not None:
+            # JUnit writes the properties of the teardown report, so they are derived here, once,
+            # from the final record (graded, skipped or errored alike).
+            props = junit_properties(record)
+            self.config.hook.pytest_omk_junit_properties(item=item, result=record, properties=props)
+            item.user_properties.extend((str(k), str(v)) for k, v in props)
+        report = yield
+        if call.when == "teardown" and record is not None:
+            report.omk_record = record
+        return report
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        self.records.observe(report)
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if not self.is_worker:
+            self.records.print_summary(terminalreporter)
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if not self.is_worker:
+            self.records.finish(session)
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self._runner is not None:
+            self._runner.close(self._aclose())
+            self._runner = None
+
