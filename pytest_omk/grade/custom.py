@@ -1,0 +1,173 @@
+"""The ``custom`` grader: run a user-written check module on the output.
+
+``fn`` is a path relative to the sample file's directory (``GradeContext.base_dir``):
+
+* a ``.py`` file defining ``check(output, context)`` (plain or ``async``) that returns a bool or
+  ``{"pass": bool, "message": str}``. It is loaded afresh on every call and run in a daemon worker
+  thread, so a hung check cannot block the session past its timeout or at exit;
+* a ``.js`` / ``.mjs`` / ``.cjs`` module run with Node (``node`` on PATH) through
+  ``node_runner.mjs``; as upstream, its default export (else a named ``check``) is called as
+  ``fn(output, {sample, assertion})`` and must return (or resolve to) ``{pass: boolean, message?}``.
+  A timeout kills the Node process.
+
+``context`` is ``{"sample": ..., "assertion": ...}`` as plain JSON data, holding the keys written in
+the file. Every failure of the check itself (missing file, import error, exception, timeout,
+invalid result) is an error reading: a failure that ``not: true`` never turns into a pass.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import inspect
+import json
+import shutil
+import subprocess
+import sys
+import threading
+import uuid
+from collections.abc import Callable
+from importlib.resources import as_file, files
+from pathlib import Path
+from typing import Any
+
+from pytest_omk.grade._table import entry
+from pytest_omk.grade.base import GradeContext, Grader, excerpt
+from pytest_omk.jstext import js_json_stringify
+from pytest_omk.models import AssertionBase
+from pytest_omk.models.assertions import Custom
+from pytest_omk.models.results import Reading
+
+NODE_SUFFIXES = frozenset({".js", ".mjs", ".cjs"})
+RESULT_MARKER = "@@pytest-omk-result@@"
+
+
+class CheckError(Exception):
+    """The check could not produce a valid reading."""
+
+
+def _load_check(path: Path) -> Callable[..., Any]:
+    name = f"_omk_custom_check_{uuid.uuid4().hex}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise CheckError(f"cannot load {path} as a Python module")
+    module = importlib.util.module_from_spec(spec)
+    # Registered only while it executes: dataclasses and typing look the module up by name.
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    finally:
+        sys.modules.pop(name, None)
+    check = getattr(module, "check", None)
+    if not callable(check):
+        raise CheckError("the module must define check(output, context)")
+    return check  # type: ignore[no-any-return]
+
+
+async def _awaited(awaitable: Any) -> Any:
+    return await awaitable
+
+
+def _run_python(path: Path, output: str, context: dict[str, Any], timeout: float) -> Any:
+    """Load ``path`` and call its ``check`` in a worker thread; raise CheckError on any problem."""
+    box: dict[str, Any] = {}
+
+    def work() -> None:
+        try:
+            result = _load_check(path)(output, context)
+            box["result"] = asyncio.run(_awaited(result)) if inspect.isawaitable(result) else result
+        except BaseException as exc:  # report anything the user's code raises, SystemExit included
+            box["error"] = exc
+
+    worker = threading.Thread(target=work, name=f"omk-custom:{path.name}", daemon=True)
+    worker.start()
+    worker.join(timeout)
+    if worker.is_alive():
+        raise CheckError(f"timed out after {timeout:g} s")
+    if "error" in box:
+        exc = box["error"]
+        if isinstance(exc, CheckError):
+            raise exc
+        raise CheckError(f"raised {type(exc).__name__}: {exc}")
+    return box.get("result")
+
+
+def _run_node(path: Path, output: str, context: dict[str, Any], timeout: float, cwd: Path) -> Any:
+    """Run the JS module through the bundled runner; raise CheckError on any problem."""
+    node = shutil.which("node")
+    if node is None:
+        raise CheckError("needs Node.js to run a JavaScript check, but 'node' is not on PATH")
+    request = json.dumps({"module": str(path), "output": output, "context": context})
+    with as_file(files(__package__ or "pytest_omk.grade").joinpath("node_runner.mjs")) as runner:
+        try:
+            done = subprocess.run(
+                [node, str(runner)],
+                input=request,
+                capture_output=True,
+                text=True,
+                encoding="utf-8",
+                errors="replace",
+                timeout=timeout,
+                cwd=cwd if cwd.is_dir() else None,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise CheckError(f"timed out after {timeout:g} s (node was killed)") from None
+    at = done.stdout.rfind(RESULT_MARKER)
+    if at < 0:
+        raise CheckError(f"node exited with code {done.returncode} without a result: {excerpt(done.stderr)}")
+    outcome = json.loads(done.stdout[at + len(RESULT_MARKER) :])
+    if "error" in outcome:
+        raise CheckError(str(outcome["error"]))
+    return outcome.get("result")
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def interpret(fn: str, result: Any, *, allow_bool: bool) -> Reading:
+    """Turn a check's return value into a reading (an invalid value is an error reading)."""
+    if allow_bool and isinstance(result, bool):
+        passed, message = result, None
+    elif isinstance(result, dict) and isinstance(result.get("pass"), bool):
+        passed, message = result["pass"], result.get("message")
+    else:
+        shape = (
+            'a bool or {"pass": bool, "message": str}' if allow_bool else "{pass: boolean, message?: string}"
+        )
+        shown = _one_line(repr(result) if allow_bool else js_json_stringify(result), 80)
+        return Reading.error(f"custom check {fn!r} returned {shown}; expected {shape}")
+    detail = f": {_one_line(str(message))}" if message not in (None, "") else ""
+    if passed:
+        return Reading.passed(f"custom check {fn!r} passed{detail}")
+    return Reading.failed(f"custom check {fn!r} failed{detail}")
+
+
+def _custom(a: Custom, ctx: GradeContext) -> Reading:
+    path = (ctx.base_dir / a.fn).resolve()
+    if not path.is_file():
+        return Reading.error(f"custom check {a.fn!r}: file not found: {path}")
+    context = {
+        "sample": ctx.sample.model_dump(mode="json", by_alias=True, exclude_unset=True),
+        "assertion": a.model_dump(mode="json", by_alias=True, exclude_unset=True),
+    }
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".py":
+            return interpret(
+                a.fn, _run_python(path, ctx.output, context, ctx.custom_timeout), allow_bool=True
+            )
+        if suffix in NODE_SUFFIXES:
+            result = _run_node(path, ctx.output, context, ctx.custom_timeout, ctx.base_dir)
+            return interpret(a.fn, result, allow_bool=False)
+    except CheckError as exc:
+        return Reading.error(f"custom check {a.fn!r} errored: {_one_line(str(exc))}")
+    return Reading.error(
+        f"custom check {a.fn!r}: unsupported file type {suffix!r} (use .py, .js, .mjs or .cjs)"
+    )
+
+
+GRADERS: dict[type[AssertionBase], Grader] = dict([entry(Custom, _custom)])
+"""The custom-check grader, keyed by assertion class."""

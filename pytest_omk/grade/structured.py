@@ -1,0 +1,96 @@
+"""Graders for structured output: ``json_valid`` and ``json_schema``.
+
+Both parse the raw output exactly as JavaScript's ``JSON.parse`` would: no code-fence stripping,
+no extraction of a JSON object from surrounding prose, only JSON whitespace (space, tab, CR, LF)
+around the value, any JSON value (``42``, ``"x"``, ``null``) accepted, ``NaN``/``Infinity`` refused.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from pytest_omk.grade._table import entry
+from pytest_omk.grade.base import GradeContext, Grader, excerpt
+from pytest_omk.models import AssertionBase
+from pytest_omk.models.assertions import JsonSchema, JsonValid
+from pytest_omk.models.jsonschema_check import validator_class
+from pytest_omk.models.results import Reading
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """The outcome of ``JSON.parse``: the value, or why parsing failed."""
+
+    value: Any = None
+    error: str | None = None
+    too_deep: bool = False
+    """Python's parser recursed too deeply (JavaScript's would not): no verdict is possible."""
+
+
+def _refuse_constant(name: str) -> Any:
+    # Python's json accepts NaN, Infinity and -Infinity; JSON.parse does not.
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_json(text: str) -> Parsed:
+    """Parse ``text`` with ``JSON.parse`` semantics."""
+    try:
+        return Parsed(json.loads(text, parse_constant=_refuse_constant))
+    except json.JSONDecodeError as exc:
+        return Parsed(error=f"{exc.msg} at line {exc.lineno} column {exc.colno}")
+    except ValueError as exc:
+        return Parsed(error=str(exc))
+    except RecursionError:
+        return Parsed(error="the output nests too deeply for Python's JSON parser", too_deep=True)
+
+
+def _json_valid(a: JsonValid, ctx: GradeContext) -> Reading:
+    parsed = parse_json(ctx.output)
+    if parsed.too_deep:
+        return Reading.error(f"json_valid could not be decided: {parsed.error}")
+    if parsed.error is None:
+        return Reading.passed(f"the output is valid JSON ({type(parsed.value).__name__})")
+    return Reading.failed(
+        f"expected the output to be valid JSON ({parsed.error}); output: {excerpt(ctx.output)}"
+    )
+
+
+def _pointer(path: Any) -> str:
+    return "/" + "/".join(str(part) for part in path) if path else "(root)"
+
+
+def _json_schema(a: JsonSchema, ctx: GradeContext) -> Reading:
+    parsed = parse_json(ctx.output)
+    if parsed.too_deep:
+        return Reading.error(f"json_schema could not be decided: {parsed.error}")
+    if parsed.error is not None:
+        return Reading.failed(
+            f"expected the output to be JSON matching the schema, but it is not JSON ({parsed.error}); "
+            f"output: {excerpt(ctx.output)}"
+        )
+    import jsonschema.exceptions
+
+    try:
+        validator = validator_class(a.schema_)(a.schema_)
+        error = jsonschema.exceptions.best_match(validator.iter_errors(parsed.value))
+    except Exception as exc:  # a schema that breaks while validating (unresolvable $ref ...) is a fail
+        return Reading.failed(
+            f"the JSON Schema could not be applied ({type(exc).__name__}: {excerpt(str(exc))})"
+        )
+    if error is None:
+        return Reading.passed("the output is JSON matching the schema")
+    return Reading.failed(
+        f"expected the output to match the JSON Schema; at {_pointer(error.absolute_path)}: "
+        f"{excerpt(error.message, limit=120)}"
+    )
+
+
+GRADERS: dict[type[AssertionBase], Grader] = dict(
+    [
+        entry(JsonValid, _json_valid),
+        entry(JsonSchema, _json_schema),
+    ]
+)
+"""Structured-output graders, keyed by assertion class."""

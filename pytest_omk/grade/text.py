@@ -1,0 +1,165 @@
+"""Graders for checks on the output text: substrings, equality, regex, length and word count.
+
+Case-insensitive comparisons lower-case both sides the JavaScript way; lengths count UTF-16 code
+units; nothing is trimmed except by ``equals`` / ``not_equals`` (JavaScript ``trim``).
+"""
+
+from __future__ import annotations
+
+from pytest_omk.grade._table import entry
+from pytest_omk.grade.base import GradeContext, Grader, excerpt
+from pytest_omk.jsregex import compile_js_regex
+from pytest_omk.jstext import js_lower, js_number, js_words, utf16_len
+from pytest_omk.models import AssertionBase
+from pytest_omk.models._base import js_trim
+from pytest_omk.models.assertions import (
+    Contains,
+    ContainsAll,
+    ContainsAny,
+    EndsWith,
+    Equals,
+    MaxLength,
+    MinLength,
+    NotContains,
+    NotEquals,
+    Regex,
+    StartsWith,
+    WordCountMax,
+    WordCountMin,
+)
+from pytest_omk.models.results import Reading
+
+
+def near(text: str, start: int, size: int, margin: int = 30) -> str:
+    """A quoted excerpt of ``text`` around ``text[start:start+size]``, with ellipses where cut."""
+    lo, hi = max(0, start - margin), min(len(text), start + size + margin)
+    piece = ("…" if lo > 0 else "") + text[lo:hi] + ("…" if hi < len(text) else "")
+    return excerpt(piece, limit=size + 2 * margin + 2)
+
+
+def _find(output: str, value: str) -> int:
+    """Index of ``value`` in ``output``, ignoring case; -1 when absent."""
+    return js_lower(output).find(js_lower(value))
+
+
+def _contains(a: Contains, ctx: GradeContext) -> Reading:
+    at = _find(ctx.output, a.value)
+    if at >= 0:
+        return Reading.passed(f"the output contains {a.value!r} near {near(ctx.output, at, len(a.value))}")
+    return Reading.failed(f"expected the output to contain {a.value!r}; output: {excerpt(ctx.output)}")
+
+
+def _not_contains(a: NotContains, ctx: GradeContext) -> Reading:
+    at = _find(ctx.output, a.value)
+    if at < 0:
+        return Reading.passed(f"the output does not contain {a.value!r}")
+    return Reading.failed(
+        f"expected the output not to contain {a.value!r}; found near {near(ctx.output, at, len(a.value))}"
+    )
+
+
+def _starts_with(a: StartsWith, ctx: GradeContext) -> Reading:
+    if js_lower(ctx.output).startswith(js_lower(a.value)):
+        return Reading.passed(f"the output starts with {a.value!r}")
+    return Reading.failed(f"expected the output to start with {a.value!r}; output: {excerpt(ctx.output)}")
+
+
+def _ends_with(a: EndsWith, ctx: GradeContext) -> Reading:
+    if js_lower(ctx.output).endswith(js_lower(a.value)):
+        return Reading.passed(f"the output ends with {a.value!r}")
+    tail = ctx.output[-60:]
+    shown = excerpt(("…" if len(ctx.output) > 60 else "") + tail)
+    return Reading.failed(f"expected the output to end with {a.value!r}; output ends: {shown}")
+
+
+def _equals(a: Equals, ctx: GradeContext) -> Reading:
+    if js_trim(ctx.output) == js_trim(a.value):
+        return Reading.passed(f"the trimmed output equals {excerpt(js_trim(a.value))}")
+    return Reading.failed(
+        f"expected the trimmed output to equal {excerpt(js_trim(a.value))}; output: {excerpt(ctx.output)}"
+    )
+
+
+def _not_equals(a: NotEquals, ctx: GradeContext) -> Reading:
+    if js_trim(ctx.output) != js_trim(a.value):
+        return Reading.passed(f"the trimmed output differs from {excerpt(js_trim(a.value))}")
+    return Reading.failed(
+        f"expected the trimmed output to differ from {excerpt(js_trim(a.value))}, but it is equal"
+    )
+
+
+def _contains_all(a: ContainsAll, ctx: GradeContext) -> Reading:
+    absent = [v for v in a.values if _find(ctx.output, v) < 0]
+    if not absent:
+        return Reading.passed(f"the output contains all of {a.values!r}")
+    return Reading.failed(
+        f"expected the output to contain all of {a.values!r}; missing {absent!r}; output: {excerpt(ctx.output)}"
+    )
+
+
+def _contains_any(a: ContainsAny, ctx: GradeContext) -> Reading:
+    for value in a.values:
+        at = _find(ctx.output, value)
+        if at >= 0:
+            return Reading.passed(f"the output contains {value!r} near {near(ctx.output, at, len(value))}")
+    return Reading.failed(
+        f"expected the output to contain any of {a.values!r}; output: {excerpt(ctx.output)}"
+    )
+
+
+def _regex(a: Regex, ctx: GradeContext) -> Reading:
+    rx = compile_js_regex(a.pattern, a.flags)
+    shown = f"/{a.pattern}/{rx.flags}"
+    # Same search as JsRegex.test, kept here to quote where the pattern matched.
+    found = rx.compiled.match(ctx.output) if rx.sticky else rx.compiled.search(ctx.output)
+    if found is not None:
+        start, end = found.span()
+        return Reading.passed(f"the output matches {shown} at {near(ctx.output, start, end - start)}")
+    return Reading.failed(f"expected the output to match {shown}; output: {excerpt(ctx.output)}")
+
+
+def _bound(kind: str, measured: int, limit: float, at_least: bool, output: str) -> Reading:
+    ok = measured >= limit if at_least else measured <= limit
+    relation = "at least" if at_least else "at most"
+    if ok:
+        return Reading.passed(f"{measured} {kind} ({relation} {js_number(limit)})")
+    return Reading.failed(f"expected {relation} {js_number(limit)} {kind}; got {measured}: {excerpt(output)}")
+
+
+_CHARS = "characters (UTF-16 code units)"
+
+
+def _min_length(a: MinLength, ctx: GradeContext) -> Reading:
+    return _bound(_CHARS, utf16_len(ctx.output), a.value, True, ctx.output)
+
+
+def _max_length(a: MaxLength, ctx: GradeContext) -> Reading:
+    return _bound(_CHARS, utf16_len(ctx.output), a.value, False, ctx.output)
+
+
+def _word_count_min(a: WordCountMin, ctx: GradeContext) -> Reading:
+    return _bound("words", len(js_words(ctx.output)), a.value, True, ctx.output)
+
+
+def _word_count_max(a: WordCountMax, ctx: GradeContext) -> Reading:
+    return _bound("words", len(js_words(ctx.output)), a.value, False, ctx.output)
+
+
+GRADERS: dict[type[AssertionBase], Grader] = dict(
+    [
+        entry(Contains, _contains),
+        entry(NotContains, _not_contains),
+        entry(StartsWith, _starts_with),
+        entry(EndsWith, _ends_with),
+        entry(Equals, _equals),
+        entry(NotEquals, _not_equals),
+        entry(ContainsAll, _contains_all),
+        entry(ContainsAny, _contains_any),
+        entry(Regex, _regex),
+        entry(MinLength, _min_length),
+        entry(MaxLength, _max_length),
+        entry(WordCountMin, _word_count_min),
+        entry(WordCountMax, _word_count_max),
+    ]
+)
+"""Text assertion graders, keyed by assertion class."""
