@@ -256,6 +256,11 @@ class OmkSession:
             report.omk_record = record
         return report
 
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        # Records are ordered by collection order, which every xdist worker shares, so reports
+        # come out in the same order with and without -n.
+        self.records.order = {item.nodeid: index for index, item in enumerate(session.items)}
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.records.observe(report)
 

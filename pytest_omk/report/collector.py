@@ -30,6 +30,7 @@ class RecordCollector:
         self.settings = settings
         self.records: dict[str, dict[str, Any]] = {}
         self.outcomes: dict[str, str] = {}
+        self.order: dict[str, int] = {}
 
     def begin(self, item: SampleItem, executor: Executor | None) -> None:
         """Create the item's record before anything can fail, so errors are reported too."""
@@ -48,6 +49,7 @@ class RecordCollector:
             "execution": None,
             "metadata": metadata_of(item.loaded.sample),
             "modelCalls": {"live": 0, "replayed": 0},
+            "order": self.order.get(item.nodeid, 0),
         }
 
     def observe(self, report: pytest.TestReport) -> None:
@@ -63,9 +65,10 @@ class RecordCollector:
 
     def ordered(self) -> list[dict[str, Any]]:
         """Records with their outcome, in the order pytest reported them."""
-        rows = []
-        for nodeid, record in self.records.items():
-            rows.append({**record, "outcome": self.outcomes.get(nodeid, "unknown")})
+        rows = [
+            {**record, "outcome": self.outcomes.get(nodeid, "unknown")} for nodeid, record in self.records.items()
+        ]
+        rows.sort(key=lambda row: (row.get("order", 0), row["nodeid"]))
         return rows
 
     def print_summary(self, terminalreporter: Any) -> None:
