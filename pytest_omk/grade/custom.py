@@ -116,7 +116,11 @@ def _run_node(path: Path, output: str, context: dict[str, Any], timeout: float, 
     at = done.stdout.rfind(RESULT_MARKER)
     if at < 0:
         raise CheckError(f"node exited with code {done.returncode} without a result: {excerpt(done.stderr)}")
-    outcome = json.loads(done.stdout[at + len(RESULT_MARKER) :])
+    line = done.stdout[at + len(RESULT_MARKER) :].split("\n", 1)[0]
+    try:
+        outcome = json.loads(line)
+    except ValueError:
+        raise CheckError(f"the Node runner printed an unreadable result: {excerpt(line)}") from None
     if "error" in outcome:
         raise CheckError(str(outcome["error"]))
     return outcome.get("result")
