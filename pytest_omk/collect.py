@@ -15,7 +15,7 @@ import pytest
 
 from pytest_omk.errors import OmkError, SampleFileError
 from pytest_omk.loading import LoadedSample, SampleBundle, load_directory, load_file
-from pytest_omk.pipeline import SamplePlan
+from pytest_omk.pipeline import SamplePlan, SampleRun
 
 if TYPE_CHECKING:
     from pytest_omk.session import OmkSession
@@ -39,6 +39,10 @@ class SampleItem(pytest.Function):
 
     loaded: LoadedSample
     bundle: SampleBundle
+    omk_run: SampleRun
+    """The model-facing result, set in setup."""
+    omk_record: dict[str, Any]
+    """The sample's JSON-safe record, created in setup and completed by grading."""
 
     def __init__(self, *, loaded: LoadedSample, bundle: SampleBundle, plan: SamplePlan, **kwargs: Any) -> None:
         super().__init__(**kwargs)

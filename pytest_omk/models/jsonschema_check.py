@@ -17,10 +17,12 @@ def validator_class(schema: dict[str, Any]) -> Any:
         return draft7
     if not isinstance(uri, str):
         raise ValueError('"$schema" must be a string URI')
-    cls = jsonschema.validators.validator_for(schema, default=None)
-    if cls is None:
-        raise ValueError(f"unknown JSON Schema dialect {uri!r}")
-    return cls
+    v = jsonschema.validators
+    for cls in (v.Draft3Validator, v.Draft4Validator, v.Draft6Validator, v.Draft7Validator,
+                v.Draft201909Validator, v.Draft202012Validator):
+        if str(cls.META_SCHEMA.get("$schema", cls.META_SCHEMA.get("$id", ""))).rstrip("#") == uri.rstrip("#"):
+            return cls
+    raise ValueError(f"unknown JSON Schema dialect {uri!r}")
 
 
 def check_schema(schema: dict[str, Any]) -> None:

@@ -6,6 +6,7 @@ they hold only plain JSON values (strings, numbers, lists, dicts, ``None``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from pytest_omk.grade.scoring import Scores
@@ -45,7 +46,7 @@ def execution_record(execution: ExecutionResult | None) -> dict[str, Any] | None
     }
 
 
-def assertion_records(assertions: list[AssertionBase], readings: list[Reading]) -> list[dict[str, Any]]:
+def assertion_records(assertions: Sequence[AssertionBase], readings: Sequence[Reading]) -> list[dict[str, Any]]:
     """One entry per top-level assertion."""
     return [
         {

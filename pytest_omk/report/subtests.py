@@ -48,7 +48,7 @@ def grade_and_report(item: SampleItem, subtests: pytest.Subtests, omk: OmkSessio
     failed = 0
     for index, (assertion, reading) in enumerate(zip(assertions, readings, strict=True)):
         failed += reading.status == "fail" or (settings.strict and reading.status == "missing")
-        with subtests.test(msg=f"assertion {index}: {assertion.type}"):  # type: ignore[attr-defined]
+        with subtests.test(msg=f"assertion {index}: {assertion.type}"):
             _emit(reading, strict=settings.strict)
     for name, reading in rubric.items():
         failed += reading.status == "fail" or (settings.strict and reading.status == "missing")
