@@ -1,0 +1,157 @@
+"""How the HTTP outcome of a provider API call becomes a result or one of our errors.
+
+The policy, shared by every HTTP executor:
+
+============================================  =============================================
+outcome                                       raised
+============================================  =============================================
+429                                           ``TransientError(rate_limited=True)`` with the
+                                              ``Retry-After`` hint (seconds or HTTP-date)
+408, 5xx (incl. Anthropic's 529 "overloaded")  ``TransientError`` (``Retry-After`` honoured too)
+other 4xx (bad key, unknown model, bad body)  ``ExecutionError``: the provider's
+                                              ``error.message`` or ``API error <status>``
+timeout, refused/reset connection, dropped    ``TransientError``
+connection, truncated body
+2xx whose body is not the expected JSON       ``TransientError`` ("malformed response"):
+                                              proxies and local servers under load sometimes
+                                              answer 200 with an HTML page or a cut body, and
+                                              the retry budget bounds the cost of trying again
+============================================  =============================================
+
+Messages never contain request headers, and every known secret (the API key) plus anything
+shaped like an API key is masked out of the provider's text, because some providers echo a
+partial key back in their 401 message.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import httpx
+
+from pytest_omk.errors import ExecutionError
+from pytest_omk.execute.base import TransientError
+
+_MAX_MESSAGE = 300
+# Key-shaped tokens: sk-..., sk-ant-..., sk-proj-... (also the masked sk-abc***xyz echoes).
+_KEY_SHAPED = re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-*.]{6,}")
+
+
+def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
+    """``text`` with every secret and every API-key-shaped token replaced by ``***``."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, "***")
+    return _KEY_SHAPED.sub("***", text)
+
+
+def parse_retry_after(headers: httpx.Headers, *, now: datetime | None = None) -> float | None:
+    """Seconds to wait according to ``retry-after-ms`` or ``Retry-After`` (seconds or HTTP-date)."""
+    millis = headers.get("retry-after-ms")
+    if millis is not None:
+        try:
+            return max(0.0, float(millis) / 1000)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    value = value.strip()
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, (when - (now or datetime.now(UTC))).total_seconds())
+
+
+def provider_message(response: httpx.Response) -> str | None:
+    """The human message in an error body, in the shapes OpenAI, Anthropic, vLLM and Ollama use."""
+    try:
+        body = response.json()
+    except (ValueError, UnicodeDecodeError):
+        return None
+    if not isinstance(body, dict):
+        return None
+    error = body.get("error")
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        return str(error["message"])
+    for candidate in (error, body.get("message"), body.get("detail")):
+        if isinstance(candidate, str) and candidate.strip():
+            return candidate
+    return None
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _MAX_MESSAGE else text[: _MAX_MESSAGE - 1] + "…"
+
+
+def check_status(response: httpx.Response, *, provider: str, secrets: Iterable[str | None] = ()) -> None:
+    """Raise the error that a non-2xx ``response`` maps to; return quietly on 2xx."""
+    status = response.status_code
+    if 200 <= status < 300:
+        return
+    detail = provider_message(response)
+    text = f"{provider} API error {status}"
+    if detail:
+        text += f": {_clip(redact(detail, secrets))}"
+    if status == 429:
+        raise TransientError(text, retry_after=parse_retry_after(response.headers), rate_limited=True)
+    if status == 408 or status >= 500:
+        raise TransientError(text, retry_after=parse_retry_after(response.headers))
+    raise ExecutionError(text)
+
+
+def display_url(url: httpx.URL) -> str:
+    """``url`` without credentials or query, safe to show in a message."""
+    return str(url.copy_with(username=None, password=None, query=None, fragment=None))
+
+
+def timed_out(provider: str, timeout: float, url: httpx.URL) -> TransientError:
+    """The error for a call that outlived its deadline."""
+    return TransientError(f"{provider} API request timed out after {timeout:g}s ({display_url(url)})")
+
+
+def transport_error(exc: httpx.HTTPError, *, provider: str, timeout: float, url: httpx.URL) -> ExecutionError:
+    """The error for a request that produced no usable response (raise it ``from exc``)."""
+    where = display_url(url)
+    if isinstance(exc, httpx.TimeoutException):
+        return timed_out(provider, timeout, url)
+    if isinstance(exc, httpx.DecodingError):
+        return malformed(provider, f"undecodable body: {exc}")
+    if isinstance(exc, httpx.UnsupportedProtocol | httpx.LocalProtocolError):
+        # A bad URL scheme or a request we built wrongly will not get better by retrying.
+        return ExecutionError(f"{provider} API request to {where} failed: {exc}")
+    if isinstance(exc, httpx.ConnectError):
+        return TransientError(f"{provider} API connection to {where} failed: {exc or type(exc).__name__}")
+    if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
+        return TransientError(f"{provider} API connection dropped ({where}): {exc or type(exc).__name__}")
+    return TransientError(f"{provider} API request to {where} failed: {type(exc).__name__}: {exc}")
+
+
+def malformed(provider: str, why: str) -> TransientError:
+    """A 2xx answer we cannot read; retryable (see the module docstring)."""
+    return TransientError(f"{provider} API returned a malformed response: {_clip(why)}")
+
+
+def json_object(response: httpx.Response, *, provider: str) -> dict[str, Any]:
+    """The body of a 2xx ``response`` as a JSON object, or a malformed-response error."""
+    try:
+        body = json.loads(response.content)
+    except (ValueError, UnicodeDecodeError):
+        excerpt = response.content[:60].decode("utf-8", "replace")
+        raise malformed(provider, f"not JSON: {excerpt!r}") from None
+    if not isinstance(body, dict):
+        raise malformed(provider, f"expected a JSON object, got {type(body).__name__}")
+    return body

@@ -1,0 +1,141 @@
+"""The ``openai`` executor: OpenAI-compatible chat completions over HTTP.
+
+Anything that speaks ``POST /v1/chat/completions`` works: OpenAI itself, and local servers such as
+vLLM, Ollama, llama.cpp's ``llama-server`` and LM Studio. ``OPENAI_BASE_URL`` may be given with or
+without the ``/v1`` suffix (``http://localhost:11434`` and ``http://localhost:8000/v1`` both work).
+An API key is required only for api.openai.com; local servers usually need none.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+
+from pytest_omk.errors import ConfigError
+from pytest_omk.execute.base import ExecutionRequest
+from pytest_omk.execute.http_client import JsonApiClient
+from pytest_omk.execute.http_errors import malformed
+from pytest_omk.execute.pricing import cost_usd, priced_name
+from pytest_omk.models.results import ExecutionResult
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_MODEL = "gpt-4o-mini"
+_KEY_REQUIRED_HOST = "api.openai.com"
+
+
+def chat_completions_url(base_url: str) -> str:
+    """``base_url`` + ``/v1`` (unless its path already ends in ``/v1``) + ``/chat/completions``."""
+    try:
+        url = httpx.URL(base_url.strip())
+    except httpx.InvalidURL as exc:
+        raise ConfigError(f"OPENAI_BASE_URL is not a valid URL: {exc}") from None
+    if url.scheme not in ("http", "https") or not url.host:
+        raise ConfigError(f"OPENAI_BASE_URL must be an http(s) URL with a host, got {base_url!r}")
+    path = url.path.rstrip("/")
+    if not path.endswith("/v1"):
+        path += "/v1"
+    return str(url.copy_with(path=path + "/chat/completions"))
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class OpenAIExecutor:
+    """Sends the prompt (and system prompt) as one chat completion and reports what came back."""
+
+    id = "openai"
+    supports_mocks = False
+
+    def __init__(
+        self,
+        timeout: float = 120.0,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        """Read ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` from ``env`` (default ``os.environ``)
+        unless given; raise ``ConfigError`` when api.openai.com is targeted without a key."""
+        environ = os.environ if env is None else env
+        base = base_url or environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+        self.url = chat_completions_url(base)
+        self._api_key = api_key or environ.get("OPENAI_API_KEY") or None
+        if self._api_key is None and httpx.URL(self.url).host == _KEY_REQUIRED_HOST:
+            raise ConfigError("OPENAI_API_KEY environment variable is not set")
+        self._http = JsonApiClient(
+            provider="openai", timeout=timeout, secrets=(self._api_key,), transport=transport
+        )
+
+    def __repr__(self) -> str:
+        # The key is deliberately absent: reprs end up in tracebacks and logs.
+        return f"OpenAIExecutor(url={self.url!r})"
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"content-type": "application/json", "accept": "application/json"}
+        if self._api_key:
+            headers["authorization"] = f"Bearer {self._api_key}"
+        return headers
+
+    @staticmethod
+    def _body(request: ExecutionRequest, model: str) -> dict[str, Any]:
+        messages: list[dict[str, str]] = []
+        if request.system:
+            messages.append({"role": "system", "content": request.system})
+        messages.append({"role": "user", "content": request.prompt})
+        body: dict[str, Any] = {"model": model, "messages": messages}
+        if request.json_mode:
+            body["response_format"] = {"type": "json_object"}
+        return body
+
+    async def execute(self, request: ExecutionRequest) -> ExecutionResult:
+        """One chat completion; ``TransientError`` / ``ExecutionError`` on failure."""
+        model = request.model or DEFAULT_MODEL
+        data, elapsed_ms = await self._http.post(
+            self.url, headers=self._headers(), body=self._body(request, model)
+        )
+        choices = data.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+            raise malformed("openai", "no choices in the response")
+        message = choices[0].get("message")
+        if not isinstance(message, dict):
+            raise malformed("openai", "choices[0] has no message")
+        content = message.get("content")
+        if content is not None and not isinstance(content, str):
+            raise malformed("openai", "choices[0].message.content is not a string")
+        finish = choices[0].get("finish_reason")
+
+        raw_usage = data.get("usage")
+        usage: dict[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
+        prompt_tokens = _int_or_none(usage.get("prompt_tokens"))
+        completion_tokens = _int_or_none(usage.get("completion_tokens"))
+        details = usage.get("prompt_tokens_details")
+        cached = _int_or_none(details.get("cached_tokens")) if isinstance(details, dict) else None
+        cost = None
+        if prompt_tokens is not None and completion_tokens is not None:
+            # prompt_tokens includes the cached part, which is billed at the cache-read rate.
+            cached = min(cached or 0, prompt_tokens)
+            cost = cost_usd(
+                priced_name(model, data.get("model")),
+                prompt_tokens - cached,
+                completion_tokens,
+                cache_read_tokens=cached,
+            )
+        return ExecutionResult(
+            output=content or "",
+            inputTokens=prompt_tokens,
+            outputTokens=completion_tokens,
+            costUSD=cost,
+            latencyMs=elapsed_ms,
+            durationApiMs=elapsed_ms,
+            numTurns=1,
+            stopReason=finish if isinstance(finish, str) else None,
+        )
+
+    async def aclose(self) -> None:
+        """Close the HTTP connection pool."""
+        await self._http.aclose()
