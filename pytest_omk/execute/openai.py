@@ -60,13 +60,13 @@ class OpenAIExecutor:
         env: Mapping[str, str] | None = None,
     ) -> None:
         """Read ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` from ``env`` (default ``os.environ``)
-        unless given; raise ``ConfigError`` when api.openai.com is targeted without a key."""
+        unless given; a call to api.openai.com without a key raises ``ConfigError``."""
         environ = os.environ if env is None else env
         base = base_url or environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
         self.url = chat_completions_url(base)
         self._api_key = api_key or environ.get("OPENAI_API_KEY") or None
-        if self._api_key is None and httpx.URL(self.url).host == _KEY_REQUIRED_HOST:
-            raise ConfigError("OPENAI_API_KEY environment variable is not set")
+        # Checked at the first live call rather than here: replaying recordings needs no key.
+        self._key_missing = self._api_key is None and httpx.URL(self.url).host == _KEY_REQUIRED_HOST
         self._http = JsonApiClient(
             provider="openai", timeout=timeout, secrets=(self._api_key,), transport=transport
         )
@@ -94,6 +94,8 @@ class OpenAIExecutor:
 
     async def execute(self, request: ExecutionRequest) -> ExecutionResult:
         """One chat completion; ``TransientError`` / ``ExecutionError`` on failure."""
+        if self._key_missing:
+            raise ConfigError("OPENAI_API_KEY environment variable is not set")
         model = request.model or DEFAULT_MODEL
         data, elapsed_ms = await self._http.post(
             self.url, headers=self._headers(), body=self._body(request, model)

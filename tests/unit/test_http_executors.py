@@ -135,10 +135,11 @@ def test_openai_reads_environment(fake_llm_env: FakeLLM) -> None:
 
 
 def test_openai_key_required_only_for_api_openai_com(fake_llm: FakeLLM) -> None:
+    # Building the executor never needs a key (a replay-only run has none); a live call does.
     with pytest.raises(ConfigError, match=r"^OPENAI_API_KEY environment variable is not set$"):
-        OpenAIExecutor(10, env={})
+        run(OpenAIExecutor(10, env={}))
     with pytest.raises(ConfigError, match="OPENAI_API_KEY"):
-        OpenAIExecutor(10, env={"OPENAI_BASE_URL": "https://api.openai.com/v1"})
+        run(OpenAIExecutor(10, env={"OPENAI_BASE_URL": "https://api.openai.com/v1"}))
     run(OpenAIExecutor(10, env={"OPENAI_BASE_URL": fake_llm.openai_base_url}))
     assert "authorization" not in fake_llm.requests[0].headers
 
@@ -282,7 +283,7 @@ def test_anthropic_concatenates_text_blocks_and_bills_cache_tokens() -> None:
 
 def test_anthropic_missing_key_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match=r"^ANTHROPIC_API_KEY environment variable is not set$"):
-        AnthropicExecutor(10, env={"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"})
+        run(AnthropicExecutor(10, env={"ANTHROPIC_BASE_URL": "http://127.0.0.1:9"}))
 
 
 def test_anthropic_reads_environment_and_maps_errors(fake_llm_env: FakeLLM) -> None:
