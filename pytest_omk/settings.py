@@ -122,6 +122,11 @@ class Settings:
     @classmethod
     def from_config(cls, config: pytest.Config) -> Settings:
         values = {opt.dest.removeprefix("omk_"): _raw(config, opt) for opt in OPTIONS}
+        # A path given on the command line is relative to where pytest was started; one from an
+        # ini file is relative to the rootdir (the ini file's directory), like --junitxml/junit_*.
+        for name in ("report", "system", "mcp_config"):
+            if values[name] and config.getoption(f"omk_{name}", default=None) is None:
+                values[name] = str(Path(config.rootpath) / values[name])
         values["samples"] = tuple(values["samples"] or ())
         values["url_allow_hosts"] = tuple(values["url_allow_hosts"])
         values["executor_capabilities"] = tuple(values["executor_capabilities"])

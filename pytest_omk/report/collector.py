@@ -86,7 +86,7 @@ class RecordCollector:
         totals = summarize(rows)
         self._junit_suite_properties(totals)
         if self.settings.report:
-            path = Path(self.config.invocation_params.dir) / self.settings.report
+            path = Path(self.config.invocation_params.dir) / self.settings.report  # absolute when from ini
             document = build_report(rows, totals, self.settings)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -20,9 +20,12 @@ if TYPE_CHECKING:
 NO_JUDGE = "not scored: no judge configured (set --omk-judge, or OPENAI_API_KEY / ANTHROPIC_API_KEY)"
 
 
-def _emit(reading: Reading, *, strict: bool) -> None:
+def _emit(reading: Reading, *, strict: bool, tripwire: bool = False) -> None:
     """Turn a reading into the subtest's outcome (inside ``subtests.test``)."""
     if reading.status == "fail":
+        if tripwire:
+            # A tripwire sample is expected to fail: its failed checks are expected failures too.
+            pytest.xfail(f"tripwire: {reading.message}")
         raise SampleFailed(reading.message)
     if reading.status == "missing":
         if strict:
@@ -45,15 +48,17 @@ def grade_and_report(item: SampleItem, subtests: pytest.Subtests, omk: OmkSessio
     readings = grade_sample(assertions, ctx)
     rubric = {name: run.judge.rubric.get(name) or Reading.missing(NO_JUDGE) for name in sample.rubric or {}}
 
+    if sample.tripwire:
+        suspend_xfail_mark(item)
     failed = 0
     for index, (assertion, reading) in enumerate(zip(assertions, readings, strict=True)):
         failed += reading.status == "fail" or (settings.strict and reading.status == "missing")
         with subtests.test(msg=f"assertion {index}: {assertion.type}"):
-            _emit(reading, strict=settings.strict)
+            _emit(reading, strict=settings.strict, tripwire=bool(sample.tripwire))
     for name, reading in rubric.items():
         failed += reading.status == "fail" or (settings.strict and reading.status == "missing")
         with subtests.test(msg=f"rubric: {name}"):
-            _emit(reading, strict=settings.strict)
+            _emit(reading, strict=settings.strict, tripwire=bool(sample.tripwire))
 
     weights = {name: dim.weight for name, dim in (sample.rubric or {}).items()}
     judge = judge_layer({n: r.score if r.status != "missing" else None for n, r in rubric.items()}, weights) if rubric else None
@@ -80,3 +85,15 @@ def grade_and_report(item: SampleItem, subtests: pytest.Subtests, omk: OmkSessio
 
 def _fmt(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.2f}"
+
+
+def suspend_xfail_mark(item: pytest.Item) -> None:
+    """Keep a tripwire item's ``xfail`` mark off its subtests.
+
+    Otherwise every *passing* check of a tripwire sample would be reported as an unexpected pass.
+    pytest re-evaluates the mark when the call phase ends, so the item itself is still judged as
+    ``xfail`` (failed checks: xfailed; none failed: xpassed).
+    """
+    from _pytest.skipping import xfailed_key  # private; confined to this function
+
+    item.stash[xfailed_key] = None
