@@ -8,7 +8,14 @@ from typing import Any
 import pytest
 
 from pytest_omk import hookspecs
-from pytest_omk.collect import CANONICAL_NAMES, AmbiguousSamples, SampleFile, SplitDirectory, canonical_in, skill_samples
+from pytest_omk.collect import (
+    CANONICAL_NAMES,
+    AmbiguousSamples,
+    SampleFile,
+    SplitDirectory,
+    canonical_in,
+    skill_samples,
+)
 from pytest_omk.session import OmkSession, omk_session_key
 from pytest_omk.settings import add_options
 

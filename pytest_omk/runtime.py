@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import threading
 import time
 from collections.abc import Coroutine
@@ -54,10 +55,9 @@ class CallRunner:
         """Cancel what is left, run ``cleanup`` (closing clients), stop the loop."""
         self.cancel_pending()
         if cleanup is not None and self._loop.is_running():
-            try:
+            # Closing is best effort: it must never mask the run's outcome.
+            with contextlib.suppress(Exception):
                 asyncio.run_coroutine_threadsafe(cleanup, self._loop).result(timeout=10)
-            except Exception:  # closing is best effort: never mask the run's outcome
-                pass
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=10)
         if not self._loop.is_running():

@@ -9,6 +9,7 @@ shell runs; stdin receives one JSON object ``{"model", "system", "prompt", "samp
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import json
 import os
@@ -112,10 +113,8 @@ class CommandExecutor:
 
 
 def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _parse_stdout(text: str) -> ExecutionResult:

@@ -89,6 +89,11 @@ class RecordingStore:
         self._swept: set[Path] = set()
         self._warned: set[Path] = set()
 
+    def add_secrets(self, secrets: Iterable[str]) -> None:
+        """Scrub these values too (e.g. MCP server tokens known only once their config is read)."""
+        with self._lock:
+            self._secrets = (*self._secrets, *secrets)
+
     # -- mode predicates ----------------------------------------------------------------------
 
     @property

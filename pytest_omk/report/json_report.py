@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from pytest_omk import __version__
+from pytest_omk.judge import template_ids
 
 if TYPE_CHECKING:
     from pytest_omk.settings import Settings
@@ -14,7 +15,7 @@ if TYPE_CHECKING:
 REPORT_SCHEMA_VERSION = "pytest-omk.report/v1"
 _SAMPLE_KEYS = (
     "nodeid", "file", "sample_id", "outcome", "executor", "model", "scores", "assertions",
-    "rubric", "execution", "metadata", "modelCalls",
+    "rubric", "execution", "metadata", "modelCalls", "urls", "error",
 )
 
 
@@ -32,6 +33,7 @@ def config_section(settings: Settings) -> dict[str, Any]:
         "concurrency": settings.concurrency,
         "retries": settings.retries,
         "timeout": settings.timeout,
+        "judgeTemplates": template_ids(),
     }
 
 
