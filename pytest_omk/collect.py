@@ -40,7 +40,9 @@ class SampleItem(pytest.Function):
     loaded: LoadedSample
     bundle: SampleBundle
     omk_run: SampleRun
-    """The model-facing result, set in setup."""
+    """The model-facing result, set in setup (the first run when ``--omk-repeat`` > 1)."""
+    omk_runs: list[SampleRun]
+    """Every run of the sample (``--omk-repeat``), in repeat-index order."""
     omk_record: dict[str, Any]
     """The sample's JSON-safe record, created in setup and completed by grading."""
 
@@ -108,24 +110,28 @@ class SampleFile(pytest.File):
         except OmkError as exc:
             raise self.CollectError(str(exc)) from None
         fixtureinfo = None
+        # With variants each sample is parametrized by them, ``<sample_id>[<NAME>]``, in the order given.
+        variants = omk.settings.variants or (None,)
         for loaded in bundle.samples:
             if loaded.source != self.path:
                 continue
-            plan = omk.plan_for(loaded, bundle, self.system_file)
-            item = SampleItem.from_parent(
-                self,
-                name=loaded.sample.sample_id,
-                callobj=_run_sample,
-                fixtureinfo=fixtureinfo,
-                loaded=loaded,
-                bundle=bundle,
-                plan=plan,
-            )
-            # Every item runs the same function, so its fixture closure is computed once per file.
-            fixtureinfo = item._fixtureinfo
-            for marker in omk.markers_for(loaded.sample):
-                item.add_marker(marker)
-            yield item
+            sample_id = loaded.sample.sample_id
+            for variant in variants:
+                plan = omk.plan_for(loaded, bundle, self.system_file, variant)
+                item = SampleItem.from_parent(
+                    self,
+                    name=f"{sample_id}[{variant.name}]" if variant else sample_id,
+                    callobj=_run_sample,
+                    fixtureinfo=fixtureinfo,
+                    loaded=loaded,
+                    bundle=bundle,
+                    plan=plan,
+                )
+                # Every item runs the same function, so its fixture closure is computed once per file.
+                fixtureinfo = item._fixtureinfo
+                for marker in omk.markers_for(loaded.sample):
+                    item.add_marker(marker)
+                yield item
 
 
 class SplitDirectory(pytest.Directory):

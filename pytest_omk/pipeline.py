@@ -7,8 +7,9 @@ is cheap and its results are reported as subtests in pytest's order.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -30,6 +31,9 @@ class SamplePlan:
     system: str | None
     model: str | None
     repeat: int = 0
+    """Repeat index (``--omk-repeat``): part of the recording key, so each run is its own call."""
+    variant: str | None = None
+    """The variant's name (``--omk-variant``); its file's text is ``system``."""
 
     @property
     def cwd(self) -> Path:
@@ -134,6 +138,17 @@ async def run_sample(plan: SamplePlan, stages: Stages) -> SampleRun:
     if stages.judge is not None:
         judge = await stages.judge.judge(plan, resolved, execution)
     return SampleRun(execution, judge, resolved, request)
+
+
+async def run_repeated(plan: SamplePlan, stages: Stages, times: int) -> list[SampleRun]:
+    """``times`` independent runs of ``plan`` (repeat index 0..times-1), all started at once.
+
+    Each run is its own model call (the repeat index is part of the recording key); the shared
+    concurrency limit decides how many are in flight. Any run's infrastructure failure raises.
+    """
+    if times == 1:
+        return [await run_sample(plan, stages)]
+    return list(await asyncio.gather(*(run_sample(replace(plan, repeat=i), stages) for i in range(times))))
 
 
 SampleRunner = Callable[[SamplePlan], Awaitable[SampleRun]]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_omk.compare.variants import Variant
 from pytest_omk.errors import ConfigError, OmkError
 from pytest_omk.execute.base import Executor
 from pytest_omk.execute.factory import make_executor, wrap_callable
@@ -23,7 +24,7 @@ from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy
 from pytest_omk.judge import LLMJudge, same_model_warning, select_judge
 from pytest_omk.loading import LoadedSample, SampleBundle
 from pytest_omk.models import Sample
-from pytest_omk.pipeline import SamplePlan, SampleRun, Stages, run_sample
+from pytest_omk.pipeline import SamplePlan, SampleRun, Stages, run_repeated
 from pytest_omk.report.collector import RecordCollector
 from pytest_omk.report.records import junit_properties
 from pytest_omk.requires import unmet_requirements
@@ -49,7 +50,7 @@ class OmkSession:
         self._executor_built = False
         self._runner: CallRunner | None = None
         self._stages: Stages | None = None
-        self._futures: dict[str, concurrent.futures.Future[SampleRun]] = {}
+        self._futures: dict[str, concurrent.futures.Future[list[SampleRun]]] = {}
         self._unmet: dict[Path, list[str]] = {}
         self._system_texts: dict[Path, str] = {}
         self._judge_executor: Executor | None = None
@@ -160,14 +161,17 @@ class OmkSession:
                 "the ini option omk_executor_capabilities = mocks)"
             )
 
-    def plan_for(self, loaded: LoadedSample, bundle: SampleBundle, system_file: Path | None) -> SamplePlan:
-        """The fixed inputs of one sample's run."""
+    def plan_for(
+        self, loaded: LoadedSample, bundle: SampleBundle, system_file: Path | None, variant: Variant | None = None
+    ) -> SamplePlan:
+        """The fixed inputs of one sample's run; a variant's file replaces every other system prompt."""
         return SamplePlan(
             sample=loaded.sample,
             base_dir=bundle.base_dir,
             rootdir=self.settings.rootdir,
-            system=self._system_for(system_file or bundle.system_file),
+            system=self.system_text(variant.path) if variant else self._system_for(system_file or bundle.system_file),
             model=self.settings.model,
+            variant=variant.name if variant else None,
         )
 
     def markers_for(self, sample: Sample) -> list[pytest.MarkDecorator]:
@@ -192,15 +196,15 @@ class OmkSession:
         unmet = self._unmet[key]
         return "requires not met: " + "; ".join(unmet) if unmet else None
 
-    def start(self, item: SampleItem) -> concurrent.futures.Future[SampleRun] | None:
-        """Start the item's model calls (once); ``None`` when the item will be skipped."""
+    def start(self, item: SampleItem) -> concurrent.futures.Future[list[SampleRun]] | None:
+        """Start the item's model calls, every repeat of them (once); ``None`` when it will be skipped."""
         if item.nodeid in self._futures:
             return self._futures[item.nodeid]
         if self._skip_reason(item) is not None:
             return None
         if self._runner is None:
             self._runner = CallRunner()
-        future = self._runner.submit(run_sample(item.plan, self._stage_set()))
+        future = self._runner.submit(run_repeated(item.plan, self._stage_set(), self.settings.repeat))
         self._futures[item.nodeid] = future
         return future
 
@@ -213,7 +217,8 @@ class OmkSession:
         future = self.start(item)
         assert future is not None
         try:
-            item.omk_run = future.result()
+            item.omk_runs = future.result()
+            item.omk_run = item.omk_runs[0]
         except concurrent.futures.CancelledError:
             pytest.skip("omk: the model call was cancelled")
         except OmkError as exc:

@@ -12,6 +12,9 @@ from typing import Any, Literal
 
 import pytest
 
+from pytest_omk.compare.variants import Variant, parse_variants
+from pytest_omk.errors import ConfigError
+
 RecordMode = Literal["new_episodes", "none", "all", "off"]
 RECORD_MODES: tuple[RecordMode, ...] = ("new_episodes", "none", "all", "off")
 
@@ -24,10 +27,18 @@ class _Option:
     kind: Literal["string", "int", "float", "bool", "paths", "args"] = "string"
     choices: tuple[str, ...] | None = None
     cli: bool = True
+    ini: str | None = None
+    """The ini key when it is not the flag's name (``--omk-variant`` ↔ ``omk_variants``)."""
 
     @property
     def dest(self) -> str:
         return self.flag.removeprefix("--").replace("-", "_")
+
+    @property
+    def ini_name(self) -> str:
+        if self.ini:
+            return self.ini
+        return self.dest if self.dest.startswith("omk_") else f"omk_{self.dest}"
 
 
 OPTIONS: tuple[_Option, ...] = (
@@ -49,6 +60,14 @@ OPTIONS: tuple[_Option, ...] = (
     _Option("--omk-retries", "retries on 429, 5xx, timeouts and connection errors", 3, "int"),
     _Option("--omk-timeout", "per-call timeout in seconds", 120.0, "float"),
     _Option("--omk-mcp-config", "MCP servers for URL resolution (default: .mcp.json at rootdir)"),
+    _Option("--omk-variant", "NAME=PATH: run every sample once per variant with PATH as system prompt "
+            "(repeatable)", kind="paths", ini="omk_variants"),
+    _Option("--omk-repeat", "run every sample (per variant) N times", 1, "int"),
+    _Option("--omk-min-pass-rate", "with --omk-repeat, a sample passes when this share of its runs passed",
+            1.0, "float"),
+    _Option("--omk-baseline", "an earlier JSON report to compare this run with"),
+    _Option("--omk-fail-on-regression", "fail the run when a layer mean drops by more than X against "
+            "--omk-baseline, or a sample that passed there fails", None, "float"),
     _Option("omk_url_allow_hosts", "hosts exempt from the private-address block", kind="args", cli=False),
     _Option("omk_executor_capabilities", "what a command executor supports (e.g. mocks)", kind="args", cli=False),
 )
@@ -58,9 +77,8 @@ def add_options(parser: pytest.Parser) -> None:
     """Register every flag and ini key."""
     group = parser.getgroup("omk", "omk eval samples")
     for opt in OPTIONS:
-        ini_name = opt.dest if opt.dest.startswith("omk_") else f"omk_{opt.dest}"
         ini_type: Any = {"paths": "linelist", "args": "args", "bool": "bool"}.get(opt.kind, "string")
-        parser.addini(ini_name, opt.help, type=ini_type, default=None if opt.kind != "args" else [])
+        parser.addini(opt.ini_name, opt.help, type=ini_type, default=None if opt.kind != "args" else [])
         if not opt.cli:
             continue
         kwargs: dict[str, Any] = {"dest": opt.dest, "help": opt.help, "default": None}
@@ -78,9 +96,10 @@ def add_options(parser: pytest.Parser) -> None:
 
 def _raw(config: pytest.Config, opt: _Option) -> Any:
     cli = config.getoption(opt.dest, default=None) if opt.cli else None
-    if cli not in (None, False, []):
+    # Identity checks: ``0`` (e.g. ``--omk-retries 0``) equals ``False`` but is a value given.
+    if cli is not None and cli is not False and cli != []:
         return cli
-    ini_name = opt.dest if opt.dest.startswith("omk_") else f"omk_{opt.dest}"
+    ini_name = opt.ini_name
     ini = config.getini(ini_name)
     if ini in (None, "", []):
         return opt.default if opt.kind != "args" else []
@@ -115,6 +134,12 @@ class Settings:
     retries: int = 3
     timeout: float = 120.0
     mcp_config: str | None = None
+    variants: tuple[Variant, ...] = ()
+    """Named system prompts; every sample runs once per variant (the first is the reference)."""
+    repeat: int = 1
+    min_pass_rate: float = 1.0
+    baseline: str | None = None
+    fail_on_regression: float | None = None
     url_allow_hosts: tuple[str, ...] = ()
     executor_capabilities: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
@@ -124,15 +149,33 @@ class Settings:
         values = {opt.dest.removeprefix("omk_"): _raw(config, opt) for opt in OPTIONS}
         # A path given on the command line is relative to where pytest was started; one from an
         # ini file is relative to the rootdir (the ini file's directory), like --junitxml/junit_*.
-        for name in ("report", "system", "mcp_config"):
+        for name in ("report", "system", "mcp_config", "baseline"):
             if values[name] and config.getoption(f"omk_{name}", default=None) is None:
                 values[name] = str(Path(config.rootpath) / values[name])
         values["samples"] = tuple(values["samples"] or ())
         values["url_allow_hosts"] = tuple(values["url_allow_hosts"])
         values["executor_capabilities"] = tuple(values["executor_capabilities"])
-        for name, minimum in (("concurrency", 1), ("retries", 0), ("judge_repeat", 1)):
+        for name, minimum in (("concurrency", 1), ("retries", 0), ("judge_repeat", 1), ("repeat", 1)):
             if values[name] < minimum:
                 raise pytest.UsageError(f"--omk-{name.replace('_', '-')} must be >= {minimum}")
         if values["timeout"] <= 0:
             raise pytest.UsageError("--omk-timeout must be > 0")
+        values["variants"] = _variants(config, values.pop("variant") or ())
+        if not 0.0 <= values["min_pass_rate"] <= 1.0:
+            raise pytest.UsageError("--omk-min-pass-rate must be between 0 and 1")
+        if values["fail_on_regression"] is not None:
+            if values["fail_on_regression"] < 0:
+                raise pytest.UsageError("--omk-fail-on-regression must be >= 0")
+            if not values["baseline"]:
+                raise pytest.UsageError("--omk-fail-on-regression needs --omk-baseline (the report to compare with)")
         return cls(rootdir=Path(config.rootpath), **values)
+
+
+def _variants(config: pytest.Config, specs: list[str] | tuple[str, ...]) -> tuple[Variant, ...]:
+    """Parse ``--omk-variant``: CLI paths are relative to the invocation dir, ini paths to the rootdir."""
+    from_cli = bool(config.getoption("omk_variant", default=None))
+    base = Path(config.invocation_params.dir) if from_cli else Path(config.rootpath)
+    try:
+        return parse_variants(specs, base)
+    except ConfigError as exc:
+        raise pytest.UsageError(f"omk: {exc}") from None

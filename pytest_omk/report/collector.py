@@ -12,6 +12,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_omk.compare.analysis import analyze
+from pytest_omk.compare.baseline import load_baseline, regression_message
+from pytest_omk.compare.render import comparison_lines
+from pytest_omk.errors import ConfigError
 from pytest_omk.report.json_report import build_report
 from pytest_omk.report.records import metadata_of, scores_record
 from pytest_omk.report.terminal import render_summary, summarize
@@ -31,6 +35,35 @@ class RecordCollector:
         self.records: dict[str, dict[str, Any]] = {}
         self.outcomes: dict[str, str] = {}
         self.order: dict[str, int] = {}
+        self.baseline: dict[str, Any] | None = None
+        self.analysis: dict[str, Any] | None = None
+        """The comparison sections, computed once at the end of the run (controller only)."""
+        self.regression: str | None = None
+        """The regression gate's message when ``--omk-fail-on-regression`` tripped."""
+        if settings.baseline and not hasattr(config, "workerinput"):
+            # Read now, so an unusable baseline is a usage error before any model is called.
+            try:
+                self.baseline = load_baseline(self._path(settings.baseline))
+            except ConfigError as exc:
+                raise pytest.UsageError(f"omk: {exc}") from None
+
+    def _path(self, value: str) -> Path:
+        """A path option: absolute when it came from the ini file, else relative to the invocation dir."""
+        return Path(self.config.invocation_params.dir) / value
+
+    def analyze(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
+        """The comparison sections (variants, comparisons, baseline, coverage), computed once."""
+        if self.analysis is None:
+            self.analysis = analyze(
+                rows,
+                variants=self.settings.variants,
+                rootdir=self.settings.rootdir,
+                baseline=self.baseline,
+                baseline_path=self.settings.baseline or "",
+                threshold=self.settings.fail_on_regression,
+            )
+            self.regression = regression_message(self.analysis["baseline"] or {})
+        return self.analysis
 
     def begin(self, item: SampleItem, executor: Executor | None) -> None:
         """Create the item's record before anything can fail, so errors are reported too."""
@@ -41,12 +74,15 @@ class RecordCollector:
             "nodeid": item.nodeid,
             "file": file,
             "sample_id": item.sample_id,
+            "variant": item.plan.variant,
+            "repeats": None,
             "executor": executor.id if executor is not None else None,
             "model": self.settings.model,
             "scores": scores_record(None),
             "assertions": [],
             "rubric": {},
             "execution": None,
+            "urls": [],
             "metadata": metadata_of(item.loaded.sample),
             "modelCalls": {"live": 0, "replayed": 0},
             "order": self.order.get(item.nodeid, 0),
@@ -76,8 +112,12 @@ class RecordCollector:
         if not rows:
             return
         terminalreporter.write_sep("=", "omk scores")
-        for line in render_summary(rows, verbose=terminalreporter.config.get_verbosity() >= 0):
+        verbosity = terminalreporter.config.get_verbosity()
+        for line in render_summary(rows, verbose=verbosity >= 0):
             terminalreporter.write_line(line)
+        analysis = self.analyze(rows)
+        for line in comparison_lines(analysis, message=self.regression, coverage=verbosity >= 1):
+            terminalreporter.write_line(line, red=line == self.regression)
 
     def finish(self, session: pytest.Session) -> None:
         rows = self.ordered()
@@ -85,9 +125,13 @@ class RecordCollector:
             return
         totals = summarize(rows)
         self._junit_suite_properties(totals)
+        analysis = self.analyze(rows)
+        if self.regression and session.exitstatus == pytest.ExitCode.OK:
+            # The gate: the tests themselves passed, but the run regressed against the baseline.
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.settings.report:
-            path = Path(self.config.invocation_params.dir) / self.settings.report  # absolute when from ini
-            document = build_report(rows, totals, self.settings)
+            path = self._path(self.settings.report)
+            document = build_report(rows, totals, self.settings, analysis)
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 

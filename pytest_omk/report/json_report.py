@@ -14,8 +14,8 @@ if TYPE_CHECKING:
 
 REPORT_SCHEMA_VERSION = "pytest-omk.report/v1"
 _SAMPLE_KEYS = (
-    "nodeid", "file", "sample_id", "outcome", "executor", "model", "scores", "assertions",
-    "rubric", "execution", "metadata", "modelCalls", "urls", "error",
+    "nodeid", "file", "sample_id", "variant", "outcome", "executor", "model", "scores", "assertions",
+    "rubric", "execution", "metadata", "modelCalls", "urls", "error", "repeats",
 )
 
 
@@ -33,12 +33,22 @@ def config_section(settings: Settings) -> dict[str, Any]:
         "concurrency": settings.concurrency,
         "retries": settings.retries,
         "timeout": settings.timeout,
+        "variants": {v.name: v.display(settings.rootdir) for v in settings.variants},
+        "repeat": settings.repeat,
+        "minPassRate": settings.min_pass_rate,
+        "baseline": settings.baseline,
+        "failOnRegression": settings.fail_on_regression,
         "judgeTemplates": template_ids(),
     }
 
 
-def build_report(rows: list[dict[str, Any]], totals: dict[str, Any], settings: Settings) -> dict[str, Any]:
-    """The whole report document."""
+def build_report(
+    rows: list[dict[str, Any]],
+    totals: dict[str, Any],
+    settings: Settings,
+    analysis: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The whole report document; ``analysis`` adds variants, comparisons, baseline and coverage."""
     return {
         "schemaVersion": REPORT_SCHEMA_VERSION,
         "plugin": {"name": "pytest-omk", "version": __version__},
@@ -47,4 +57,5 @@ def build_report(rows: list[dict[str, Any]], totals: dict[str, Any], settings: S
         "config": config_section(settings),
         "summary": totals,
         "samples": [{key: row.get(key) for key in _SAMPLE_KEYS} for row in rows],
+        **(analysis or {}),
     }

@@ -88,9 +88,23 @@ def _fmt(value: float) -> str:
 def junit_properties(record: dict[str, Any]) -> list[tuple[str, str]]:
     """The per-testcase JUnit properties of a record (string values only)."""
     props: list[tuple[str, str]] = [("omk.sample_id", record["sample_id"]), ("omk.file", record["file"])]
+    if record.get("variant"):
+        props.append(("omk.variant", record["variant"]))
     for layer, value in record["scores"].items():
         if value is not None:
             props.append((f"omk.score.{layer}", _fmt(value)))
+    repeats = record.get("repeats")
+    if repeats:
+        props += [
+            ("omk.repeat.n", str(repeats["n"])),
+            ("omk.repeat.pass_rate", f"{repeats['passRate']:.2f}"),
+            ("omk.repeat.pass_all", "true" if repeats["passAll"] else "false"),
+        ]
+        props += [
+            (f"omk.score.{layer}.sd", f"{repeats[layer]['sd']:.3f}")
+            for layer in LAYERS
+            if repeats.get(layer, {}).get("sd") is not None
+        ]
     for entry in record["assertions"]:
         props.append((f"omk.assertion.{entry['index']}.{entry['type']}", entry["status"]))
     for name, entry in record["rubric"].items():

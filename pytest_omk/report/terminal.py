@@ -16,7 +16,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     for layer in ("assertions", *LAYER_COLUMNS):
         values = [r["scores"][layer] for r in rows if r["scores"][layer] is not None]
         means[layer] = round2(sum(values) / len(values)) if values else None
-    costs = [r["execution"]["costUSD"] for r in rows if r["execution"] and r["execution"]["costUSD"] is not None]
+    costs = [cost for cost in map(_cost, rows) if cost is not None]
     missing_judge = sum(
         1 for r in rows for entry in r["rubric"].values() if entry["status"] == "missing"
     ) + sum(1 for r in rows for entry in r["assertions"] if entry["status"] == "missing" and _is_llm(entry["type"]))
@@ -33,6 +33,14 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _cost(row: dict[str, Any]) -> float | None:
+    """The sample's cost: every run's with ``--omk-repeat``, else its one execution's."""
+    repeats = row.get("repeats")
+    if repeats:
+        return repeats.get("costUSD")  # type: ignore[no-any-return]
+    return row["execution"]["costUSD"] if row["execution"] else None
+
+
 def _is_llm(kind: str) -> bool:
     from pytest_omk.models import ASSERTION_CLASSES
 
@@ -44,20 +52,30 @@ def _cell(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
 
+def _repeat_cells(repeats: dict[str, Any] | None) -> list[str]:
+    if not repeats:
+        return ["-", "-"]
+    sd = repeats["composite"]["sd"]
+    return [f"{repeats['passed']}/{repeats['n']}", "-" if sd is None else f"{sd:.3f}"]
+
+
 def render_summary(rows: list[dict[str, Any]], *, verbose: bool) -> list[str]:
     """Lines of the section: a table of samples (unless quiet), then the totals."""
     lines: list[str] = []
     if verbose:
-        header = ["sample", "outcome", *LAYER_COLUMNS, "cost", "latency", "replayed"]
+        # With --omk-repeat: the passed runs and the composite's SD across runs, after the outcome.
+        repeated = any(r.get("repeats") for r in rows)
+        header = ["sample", "outcome", *(["runs", "sd"] if repeated else []), *LAYER_COLUMNS, "cost", "latency", "replayed"]
         table = [header]
         for r in rows:
             execution = r["execution"] or {}
-            cost = execution.get("costUSD")
+            cost = _cost(r)
             latency = execution.get("latencyMs")
             table.append(
                 [
                     r["nodeid"],
                     r["outcome"],
+                    *(_repeat_cells(r.get("repeats")) if repeated else []),
                     *(_cell(r["scores"][layer]) for layer in LAYER_COLUMNS),
                     "-" if cost is None else f"${cost:.4f}",
                     "-" if latency is None else f"{latency:.0f}ms",

@@ -4,7 +4,8 @@ The examples must run offline with no account, so their recordings come from thi
 OpenAI-compatible stand-in answers with canned, plausible replies (and canned judge verdicts).
 Run from the repository root::
 
-    python -m tests.fakes.record_examples            # rewrites examples/*/recordings
+    python -m tests.fakes.record_examples               # rewrites examples/*/recordings
+    python -m tests.fakes.record_examples ab-compare    # only that example
 
 To evaluate a real model instead, run the example with ``--omk-record-mode=all`` and a real key.
 """
@@ -85,6 +86,79 @@ def script_quickstart(llm: FakeLLM) -> None:
         llm.add_rule(phrase, answer, predicate=plain)
 
 
+# examples/ab-compare: one canned answer per (question phrase, variant). The variants are told
+# apart by a phrase of their system prompt, so each answer is recorded under its own prompt.
+AB_SYSTEMS = {"concise": "one or two short sentences", "detailed": "Answer completely"}
+AB_ANSWERS = {
+    "reset my password": {
+        "concise": 'Click "Forgot password" on the sign-in page and open the link we email you.',
+        "detailed": (
+            'On the sign-in page, click "Forgot password" and enter your account email. Open the link we '
+            "send to your inbox within 30 minutes and choose a new password. No email after a few minutes? "
+            "Check your spam folder, then contact support@acme.example."
+        ),
+    },
+    "annual plan 45 days ago": {
+        "concise": "Yes: you get a pro-rated refund of the unused months.",
+        "detailed": (
+            "The full refund only applies within the 30-day window, so at 45 days you qualify for a pro-rated "
+            "refund of the unused months. It goes back to your original payment method within 5-10 business days."
+        ),
+    },
+    "export all my files": {
+        "concise": "Go to Settings > Data > Export all, then download the zip when we email you that it is ready.",
+        "detailed": (
+            "1. Open Settings > Data and click Export all. 2. Choose whether to include shared folders. "
+            "3. We prepare a zip archive in the background and email you a download link, usually within an "
+            "hour for large accounts. 4. The link stays valid for 7 days. If the export fails, retry it from "
+            "the same page or split it by folder."
+        ),
+    },
+    "over my storage quota": {
+        "concise": "Your account becomes read-only until you delete files.",
+        "detailed": (
+            "Over the quota your account becomes read-only: you can still open and download files, but "
+            "uploads and sync stop. Delete or empty the trash to get under the limit, or upgrade your plan. "
+            "Nothing is deleted automatically."
+        ),
+    },
+    "Classify this ticket": {"concise": "bug", "detailed": "bug"},
+    "two-factor authentication": {
+        "concise": "Open Settings > Security and turn on two-factor authentication with an authenticator app.",
+        "detailed": (
+            "Open Settings > Security, click Turn on two-factor authentication and scan the QR code with an "
+            "authenticator app. Enter the 6-digit code to confirm, then download your backup codes and keep "
+            "them somewhere safe: they are the only way in if you lose your phone."
+        ),
+    },
+    "stopped syncing": {
+        "concise": "Check status.acme.example for current incidents.",
+        "detailed": (
+            "First check status.acme.example for a current incident. If nothing is listed, pause and resume "
+            "sync from the tray icon, sign out and back in, and make sure your firewall allows "
+            "sync.acme.example. Still stuck? Send us the log from Help > Export logs."
+        ),
+    },
+    "links I share expire": {
+        "concise": "Yes, shared links expire after 7 days by default.",
+        "detailed": (
+            "Yes. Shared links expire after 7 days by default. On Business plans the owner can pick any "
+            "expiry from 1 to 30 days, or no expiry, in the link settings."
+        ),
+    },
+}
+
+
+def script_ab_compare(llm: FakeLLM) -> None:
+    """Canned answers for examples/ab-compare, different per variant (matched on the system prompt)."""
+    for phrase, answers in AB_ANSWERS.items():
+        for variant, answer in answers.items():
+            llm.add_rule(phrase, answer, system=AB_SYSTEMS[variant])
+
+
+EXAMPLES = {"quickstart": script_quickstart, "ab-compare": script_ab_compare}
+
+
 def record(example: str, scripter: object) -> int:
     """Run one example against the fake with ``--omk-record-mode=all``; return pytest's exit code."""
     directory = REPO / "examples" / example
@@ -100,8 +174,14 @@ def record(example: str, scripter: object) -> int:
     return done.returncode
 
 
-def main() -> int:
-    return record("quickstart", script_quickstart)
+def main(argv: list[str] | None = None) -> int:
+    """Record the examples named on the command line (all of them by default)."""
+    names = (sys.argv[1:] if argv is None else argv) or list(EXAMPLES)
+    unknown = [name for name in names if name not in EXAMPLES]
+    if unknown:
+        print(f"unknown example(s): {', '.join(unknown)}; known: {', '.join(EXAMPLES)}", file=sys.stderr)
+        return 2
+    return max(record(name, EXAMPLES[name]) for name in names)
 
 
 if __name__ == "__main__":

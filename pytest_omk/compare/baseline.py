@@ -1,0 +1,153 @@
+"""Compare a run with a stored baseline report (``--omk-baseline``) and find regressions.
+
+Samples are matched on (file, ``sample_id``, variant). Layer means are compared on the matched
+samples only (each layer over the samples that have it in both runs), so selecting a subset with
+``-k`` compares like with like. With ``--omk-fail-on-regression X`` a regression is:
+
+- a layer whose mean dropped by more than ``X`` (per variant when variants are used);
+- a sample that passed in the baseline and now failed (or errored).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from pytest_omk.compare.stats import mean2
+from pytest_omk.errors import ConfigError
+from pytest_omk.grade.scoring import round2
+
+REPORT_SCHEMA_VERSION = "pytest-omk.report/v1"
+DELTA_LAYERS = ("composite", "fact", "behavior", "judge", "assertions")
+GATE_LAYERS = ("composite", "fact", "behavior", "judge")
+"""The layers the gate watches (the flat assertion score is shown, not gated)."""
+CHANGE_THRESHOLD = 0.01
+"""A sample is listed as changed when its outcome changed or its composite moved by more than this."""
+_FAILING = ("failed", "error")
+_EPSILON = 1e-9
+
+SampleKey = tuple[str, str, str | None]
+
+
+def load_baseline(path: Path) -> dict[str, Any]:
+    """Read an earlier ``--omk-report`` document; :class:`ConfigError` when it is not one."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"--omk-baseline: cannot read {path}: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"--omk-baseline: {path} is not JSON: {exc}") from None
+    if not isinstance(document, dict) or document.get("schemaVersion") != REPORT_SCHEMA_VERSION:
+        raise ConfigError(f"--omk-baseline: {path} is not a pytest-omk report ({REPORT_SCHEMA_VERSION})")
+    samples = document.get("samples")
+    if not isinstance(samples, list) or not all(
+        isinstance(s, dict) and isinstance(s.get("scores"), dict) for s in samples
+    ):
+        raise ConfigError(f"--omk-baseline: {path} has no valid 'samples' list")
+    return document
+
+
+def _key(row: Mapping[str, Any]) -> SampleKey:
+    return (str(row["file"]), str(row["sample_id"]), row.get("variant"))
+
+
+def _delta(current: float | None, before: float | None) -> float | None:
+    return None if current is None or before is None else round2(current - before)
+
+
+def _layer_means(pairs: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """Per layer: baseline and current mean over the pairs that have the layer in both, and the delta."""
+    means: dict[str, dict[str, Any]] = {}
+    for layer in DELTA_LAYERS:
+        both = [
+            (old["scores"].get(layer), new["scores"].get(layer))
+            for old, new in pairs
+            if old["scores"].get(layer) is not None and new["scores"].get(layer) is not None
+        ]
+        before, after = mean2(b for b, _ in both), mean2(a for _, a in both)
+        means[layer] = {"baseline": before, "current": after, "delta": _delta(after, before), "samples": len(both)}
+    return means
+
+
+def _sample_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
+    deltas = {layer: _delta(new["scores"].get(layer), old["scores"].get(layer)) for layer in DELTA_LAYERS}
+    return {
+        "nodeid": new["nodeid"],
+        "sample_id": new["sample_id"],
+        "variant": new.get("variant"),
+        "baselineOutcome": old.get("outcome"),
+        "outcome": new.get("outcome"),
+        "baselineScores": {layer: old["scores"].get(layer) for layer in DELTA_LAYERS},
+        "scores": {layer: new["scores"].get(layer) for layer in DELTA_LAYERS},
+        "deltas": deltas,
+    }
+
+
+def compare_with_baseline(
+    rows: Sequence[Mapping[str, Any]],
+    baseline: Mapping[str, Any],
+    *,
+    path: str,
+    threshold: float | None,
+) -> dict[str, Any]:
+    """The report's ``baseline`` section: matched counts, layer deltas, changed samples, regressions."""
+    before = {_key(s): s for s in baseline["samples"]}
+    now = {_key(r): r for r in rows}
+    pairs = [(before[k], r) for k, r in now.items() if k in before]
+    variants = list(dict.fromkeys(new.get("variant") for _, new in pairs))
+    layers: list[dict[str, Any]] = [
+        {"variant": v, "layers": _layer_means([(o, n) for o, n in pairs if n.get("variant") == v])} for v in variants
+    ]
+    changes = [_sample_change(old, new) for old, new in pairs]
+    changed = [
+        c
+        for c in changes
+        if c["outcome"] != c["baselineOutcome"]
+        or (c["deltas"]["composite"] is not None and abs(c["deltas"]["composite"]) > CHANGE_THRESHOLD + _EPSILON)
+    ]
+    regressions: list[dict[str, Any]] = []
+    if threshold is not None:
+        for c in changes:
+            if c["baselineOutcome"] == "passed" and c["outcome"] in _FAILING:
+                dropped = [layer for layer in GATE_LAYERS if (c["deltas"][layer] or 0.0) < 0]
+                regressions.append({"kind": "sample", **c, "layers": dropped})
+        for group in layers:
+            for layer in GATE_LAYERS:
+                stats = group["layers"][layer]
+                if stats["delta"] is not None and -stats["delta"] > threshold + _EPSILON:
+                    regressions.append({"kind": "layer", "variant": group["variant"], "layer": layer, **stats})
+    return {
+        "path": path,
+        "matched": len(pairs),
+        "new": sum(1 for k in now if k not in before),
+        "notRun": sum(1 for k in before if k not in now),
+        "threshold": threshold,
+        "layers": layers,
+        "changed": changed,
+        "regressions": regressions,
+    }
+
+
+def regression_message(section: Mapping[str, Any]) -> str | None:
+    """One message naming every regressed sample and layer, or ``None`` when there is none."""
+    regressions = section.get("regressions") or []
+    if not regressions:
+        return None
+    parts: list[str] = []
+    for r in regressions:
+        where = f" [variant {r['variant']}]" if r.get("variant") else ""
+        if r["kind"] == "sample":
+            layers = ", ".join(
+                f"{layer} {r['baselineScores'][layer]:.2f} -> {r['scores'][layer]:.2f}" for layer in r["layers"]
+            )
+            parts.append(
+                f"sample {r['nodeid']} {r['baselineOutcome']} -> {r['outcome']}" + (f" ({layers})" if layers else "")
+            )
+        else:
+            parts.append(
+                f"layer {r['layer']}{where} mean {r['baseline']:.2f} -> {r['current']:.2f} "
+                f"({r['delta']:+.2f}, allowed -{section['threshold']:g})"
+            )
+    return f"omk: regression against baseline {section['path']}: " + "; ".join(parts)
