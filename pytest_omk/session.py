@@ -28,6 +28,7 @@ from pytest_omk.pipeline import SamplePlan, SampleRun, Stages, run_repeated
 from pytest_omk.report.collector import RecordCollector
 from pytest_omk.report.records import junit_properties
 from pytest_omk.requires import unmet_requirements
+from pytest_omk.resolve import UrlResolver
 from pytest_omk.runtime import CallRunner, ModelCalls
 from pytest_omk.settings import Settings
 
@@ -54,6 +55,7 @@ class OmkSession:
         self._unmet: dict[Path, list[str]] = {}
         self._system_texts: dict[Path, str] = {}
         self._judge_executor: Executor | None = None
+        self._resolver: UrlResolver | None = None
         self.judge_spec = select_judge(self.settings.judge, os.environ)
         warning = same_model_warning(self.judge_spec, self.settings.judge_model, self.settings.executor, self.settings.model)
         if warning and not self.is_worker:
@@ -91,8 +93,35 @@ class OmkSession:
                 policy=RetryPolicy(retries=self.settings.retries),
                 timeout=self.settings.timeout,
             )
-            self._stages = Stages(calls=calls, executor=executor, judge=self._make_judge(calls))
+            resolver = self._make_resolver(store)
+            self._stages = Stages(calls=calls, executor=executor, resolver=resolver, judge=self._make_judge(calls))
         return self._stages
+
+    def _make_resolver(self, store: RecordingStore) -> UrlResolver:
+        mcp_config = Path(self.settings.mcp_config) if self.settings.mcp_config else None
+        try:
+            self._resolver = UrlResolver(
+                store,
+                allow_hosts=self.settings.url_allow_hosts,
+                mcp_config_path=mcp_config,
+                rootdir=self.settings.rootdir,
+                timeout=min(30.0, self.settings.timeout),
+            )
+        except ConfigError as exc:
+            raise pytest.UsageError(f"omk: {exc}") from None
+        # MCP server tokens are secrets too: they must never reach a recording.
+        store.add_secrets(self._resolver.secrets)
+        return self._resolver
+
+    def _register_url_sets(self, items: list[SampleItem]) -> None:
+        """Declare each file's selected samples to the URL resolver (its limits are per file)."""
+        if self._resolver is None:
+            return
+        by_bundle: dict[Path, list[SamplePlan]] = {}
+        for item in items:
+            by_bundle.setdefault(item.bundle.path, []).append(item.plan)
+        for path, plans in by_bundle.items():
+            self._resolver.register(plans, name=str(path))
 
     def _make_judge(self, calls: ModelCalls) -> LLMJudge | None:
         if self.judge_spec is None:
@@ -113,6 +142,8 @@ class OmkSession:
         for executor in (self._executor, self._judge_executor):
             if executor is not None:
                 await executor.aclose()
+        if self._resolver is not None:
+            await self._resolver.aclose()
 
     def _recordings_dir(self) -> Path | None:
         if self.settings.record_mode == "off":
@@ -222,7 +253,14 @@ class OmkSession:
         except concurrent.futures.CancelledError:
             pytest.skip("omk: the model call was cancelled")
         except OmkError as exc:
-            raise type(exc)(f"omk: {exc}") from None
+            error = f"{type(exc).__name__}: {exc}"
+        else:
+            return
+        # An infrastructure failure: the item ERRORs with one clear line, never a traceback, and
+        # is never graded (so it counts neither as a pass nor as a model failure). Raised outside
+        # the ``except`` so pytest does not print the chained original exception.
+        item.omk_record["error"] = error
+        pytest.fail(f"omk: {error}", pytrace=False)
 
     def grade_item(self, item: SampleItem, subtests: pytest.Subtests) -> None:
         """Call phase: grade, report subtests and record the result."""
@@ -236,10 +274,14 @@ class OmkSession:
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
         from pytest_omk.collect import SampleItem
 
-        prefetch = not self.is_worker and not session.config.option.collectonly
-        if prefetch:
-            for item in session.items:
-                if isinstance(item, SampleItem):
+        items = [item for item in session.items if isinstance(item, SampleItem)]
+        if items and not session.config.option.collectonly and self.executor is not None:
+            self._stage_set()
+            self._register_url_sets(items)
+            # Under xdist each worker sees every item but runs only some: it must not prefetch
+            # them all, or each worker would call the model for every sample.
+            if not self.is_worker:
+                for item in items:
                     self.start(item)
         try:
             return (yield)
