@@ -57,6 +57,7 @@ def grade_and_report_repeats(item: SampleItem, subtests: pytest.Subtests, omk: O
         return _aggregate(readings, strict=settings.strict, min_pass_rate=settings.min_pass_rate)
 
     failed_checks = 0
+    checks: list[tuple[str, Reading]] = []
     assertion_readings: list[Reading] = []
     tallies: list[dict[str, int]] = []
     for index, assertion in enumerate(assertions):
@@ -64,8 +65,7 @@ def grade_and_report_repeats(item: SampleItem, subtests: pytest.Subtests, omk: O
         assertion_readings.append(reading)
         tallies.append(verdict.tally.as_record())
         failed_checks += reading.status == "fail"
-        with subtests.test(msg=f"assertion {index}: {assertion.type}"):
-            emit_reading(reading, strict=settings.strict, tripwire=tripwire)
+        checks.append((f"assertion {index}: {assertion.type}", reading))
     rubric: dict[str, Reading] = {}
     rubric_detail: dict[str, dict[str, Any]] = {}
     for name in sample.rubric or {}:
@@ -75,8 +75,7 @@ def grade_and_report_repeats(item: SampleItem, subtests: pytest.Subtests, omk: O
         scores = [r.score if r.status != "missing" else None for r in per_run]
         rubric_detail[name] = {"readings": scores, "sd": sd3(scores), "runs": verdict.tally.as_record()}
         failed_checks += reading.status == "fail"
-        with subtests.test(msg=f"rubric: {name}"):
-            emit_reading(reading, strict=settings.strict, tripwire=tripwire)
+        checks.append((f"rubric: {name}", reading))
 
     run_scores = [scores_record(g.scores) for g in graded]
     run_passed = [_run_passed(g, strict=settings.strict, min_composite=settings.min_composite) for g in graded]
@@ -103,6 +102,11 @@ def grade_and_report_repeats(item: SampleItem, subtests: pytest.Subtests, omk: O
     calls = [model_calls(run) for run in runs]
     record["modelCalls"] = {kind: sum(c[kind] for c in calls) for kind in ("live", "replayed")}
     record["repeats"] = repeats
+
+    # Subtests only after the record is complete: under -x the first failed one ends the item.
+    for message, reading in checks:
+        with subtests.test(msg=message):
+            emit_reading(reading, strict=settings.strict, tripwire=tripwire)
 
     problems: list[str] = []
     if repeats["passRate"] < settings.min_pass_rate:

@@ -85,6 +85,16 @@ def grade_and_report(item: SampleItem, subtests: pytest.Subtests, omk: OmkSessio
     graded = grade_run(item, run)
     readings, rubric, scores = graded.readings, graded.rubric, graded.scores
 
+    # The record is complete before any subtest is reported: with -x the first failed subtest
+    # ends the item, and the reports must still hold what was graded.
+    record = item.omk_record
+    record["scores"] = scores_record(scores)
+    record["assertions"] = assertion_records(assertions, readings)
+    record["rubric"] = rubric_records(sample, rubric)
+    record["execution"] = execution_record(run.execution)
+    record["urls"] = list(run.resolved.urls)
+    record["modelCalls"] = model_calls(run)
+
     if sample.tripwire:
         suspend_xfail_mark(item)
     for index, (assertion, reading) in enumerate(zip(assertions, readings, strict=True)):
@@ -94,14 +104,6 @@ def grade_and_report(item: SampleItem, subtests: pytest.Subtests, omk: OmkSessio
         with subtests.test(msg=f"rubric: {name}"):
             emit_reading(reading, strict=settings.strict, tripwire=bool(sample.tripwire))
     failed = graded.failed_checks(strict=settings.strict)
-
-    record = item.omk_record
-    record["scores"] = scores_record(scores)
-    record["assertions"] = assertion_records(assertions, readings)
-    record["rubric"] = rubric_records(sample, rubric)
-    record["execution"] = execution_record(run.execution)
-    record["urls"] = list(run.resolved.urls)
-    record["modelCalls"] = model_calls(run)
 
     total = len(assertions) + len(rubric)
     if failed:

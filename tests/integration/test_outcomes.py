@@ -380,12 +380,6 @@ def test_exitfirst_stops_after_the_first_failed_sample(pytester: pytest.Pytester
     result.assert_outcomes(failed=2)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="bug: under -x the sample that stops the run is recorded without its execution, scores and "
-    "model calls (grade_and_report fills the record only after every subtest, and the first failed "
-    "subtest re-raises when session.shouldfail is set)",
-)
 def test_exitfirst_keeps_the_record_of_the_stopping_sample(
     pytester: pytest.Pytester, omk_run: OmkRun
 ) -> None:
