@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_omk.errors import SampleFileError
-from pytest_omk.loading.parse import parse_text
+from pytest_omk.loading.parse import MAX_FILE_BYTES, parse_text
 from pytest_omk.loading.validate import validate_document
 from pytest_omk.models import Requires, Sample
 
@@ -48,7 +48,9 @@ def load_file(path: Path, *, display: str | None = None) -> SampleBundle:
     """Read, parse and validate one sample file."""
     shown = display or str(path)
     try:
-        raw = path.read_bytes()
+        # One byte past the limit is enough for parse_text to refuse an oversized file.
+        with path.open("rb") as stream:
+            raw = stream.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise SampleFileError(shown, f"cannot read file: {exc.strerror}") from None
     yaml_format = is_yaml_path(path)
@@ -68,14 +70,19 @@ def split_directory_files(directory: Path) -> list[Path]:
         and p.name.lower().endswith(_SPLIT_SUFFIXES)
         and not p.name.lower().startswith(_SPLIT_SKIPPED_PREFIXES)
     ]
-    names.sort(key=lambda name: name.encode("utf-16-be"))
+    # Big-endian UTF-16 bytes compare like JavaScript's code units; "surrogatepass" keeps names that
+    # are not valid UTF-8 on disk (decoded by Python to lone surrogates) sortable.
+    names.sort(key=lambda name: name.encode("utf-16-be", "surrogatepass"))
     return [directory / name for name in names]
 
 
 def load_directory(directory: Path, *, display: str | None = None) -> SampleBundle:
     """Load a split directory: every eligible file is a complete v2 document."""
     shown = display or str(directory)
-    files = split_directory_files(directory)
+    try:
+        files = split_directory_files(directory)
+    except OSError as exc:
+        raise SampleFileError(shown, f"cannot read directory: {exc.strerror}") from None
     if not files:
         raise SampleFileError(
             shown,

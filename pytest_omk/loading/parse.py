@@ -1,9 +1,15 @@
 """Parse sample-file text (JSON or YAML) into plain Python data, safely.
 
 JSON: ``NaN``/``Infinity`` and a byte-order mark are rejected (as JavaScript's ``JSON.parse`` does).
-YAML: duplicate keys are rejected, ``yes``/``no``/``on``/``off`` stay strings (YAML 1.2 booleans),
-dates stay strings, and alias expansion is bounded so an alias bomb fails fast. libyaml's C parser
-is used when available. Line numbers are looked up only when an error needs them.
+
+YAML is read the way the format's owner reads it (js-yaml 4, the YAML 1.2 core schema): only
+``true``/``false`` are booleans, ``010`` is ten, ``1e3`` is a number, ``<<`` merges mappings.
+Plain scalars that a YAML 1.1 reader such as PyYAML would type differently (``yes``/``no``/``on``/
+``off``, dates) come back as :class:`AmbiguousScalar` strings; validation rejects them where the
+format requires a string, so a file never means one thing here and another elsewhere. Duplicate keys
+are rejected, and aliases may not expand the document by more than :data:`MAX_ALIAS_EXPANSION`
+nodes, so an alias bomb fails in milliseconds. libyaml's C parser is used when available. Line
+numbers are looked up only when an error needs them.
 """
 
 from __future__ import annotations
@@ -17,31 +23,40 @@ import yaml
 from pytest_omk.errors import SampleFileError
 
 MAX_FILE_BYTES = 32 * 1024 * 1024
-MAX_ALIAS_USES = 1000
+MAX_ALIAS_USES = 10_000
+"""Most alias references (``*name``, including ``<<: *name``) a YAML file may contain."""
+MAX_ALIAS_EXPANSION = 100_000
+"""Most nodes that aliases may add to a YAML document once expanded."""
 MAX_DEPTH = 64
+_MAX_SAFE_INTEGER = 2**53 - 1
 
 _Loader: type[Any] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
+_TAG_MERGE = "tag:yaml.org,2002:merge"
+_TAG_YAML11_BOOL = "tag:pytest-omk,2026:yaml11-bool"
+_TAG_DATE = "tag:pytest-omk,2026:date"
 
-class _OmkYamlLoader(_Loader):  # type: ignore[misc,valid-type]
-    """Safe loader with YAML 1.2 booleans, no timestamps, unique keys and bounded aliases."""
 
-    alias_uses = 0
+class AmbiguousScalar(str):
+    """A plain YAML scalar kept as text that YAML 1.1 readers would turn into a boolean or a date."""
 
-    def construct_object(self, node: Any, deep: bool = False) -> Any:
-        if node in self.constructed_objects:
-            # A second construction request for a node is an alias use; many of them expand
-            # into exponentially large data once validated (the "billion laughs" shape).
-            self.alias_uses += 1
-            if self.alias_uses > MAX_ALIAS_USES:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"more than {MAX_ALIAS_USES} alias references", node.start_mark
-                )
-        return super().construct_object(node, deep=deep)
+    kind: str = "YAML 1.1 boolean"
+    """``"YAML 1.1 boolean"`` or ``"date"``: what another reader would make of it."""
+
+
+class _DateScalar(AmbiguousScalar):
+    kind = "date"
+
+
+class _OmkYamlLoader(_Loader):  # type: ignore[misc]
+    """Safe loader with the YAML 1.2 core schema (as js-yaml), merge keys and unique keys."""
 
     def construct_mapping(self, node: Any, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
         for key_node, _ in node.value:
+            if key_node.tag == _TAG_MERGE:
+                # Keys merged in with ``<<`` may be overridden by the mapping's own keys.
+                continue
             key = self.construct_object(key_node, deep=True)
             try:
                 duplicate = key in seen
@@ -56,15 +71,80 @@ class _OmkYamlLoader(_Loader):  # type: ignore[misc,valid-type]
             seen.add(key)
         return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
 
+    def construct_yaml_int(self, node: Any) -> int | float:
+        text = str(self.construct_scalar(node))
+        sign = -1 if text.startswith("-") else 1
+        digits = text.lstrip("+-")
+        base = {"0b": 2, "0o": 8, "0x": 16}.get(digits[:2], 10)
+        try:
+            value = sign * int(digits[2:] if base != 10 else digits, base)
+        except ValueError:
+            # Thousands of digits: Python refuses the conversion; JavaScript gets Infinity.
+            return sign * float("inf")
+        return _js_number(value)
 
-# YAML 1.2 core schema: only true/false are booleans; timestamps are plain strings.
-_OmkYamlLoader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag not in ("tag:yaml.org,2002:bool", "tag:yaml.org,2002:timestamp")]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
-_OmkYamlLoader.add_implicit_resolver(
-    "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-)
+    def construct_yaml_float(self, node: Any) -> float:
+        text = str(self.construct_scalar(node)).lower()
+        sign = -1.0 if text.startswith("-") else 1.0
+        body = text.lstrip("+-")
+        if body == ".inf":
+            return sign * float("inf")
+        if body == ".nan":
+            return float("nan")
+        return sign * float(body)
+
+    def construct_ambiguous(self, node: Any) -> AmbiguousScalar:
+        text = str(self.construct_scalar(node))
+        return _DateScalar(text) if node.tag == _TAG_DATE else AmbiguousScalar(text)
+
+
+# The YAML 1.2 core schema as js-yaml 4 resolves it (checked in this order), plus the two kinds of
+# ambiguous plain scalars. PyYAML's own resolvers (YAML 1.1) are dropped entirely.
+_IMPLICIT: list[tuple[str, str, str]] = [
+    ("tag:yaml.org,2002:null", r"~|null|Null|NULL|", "~nN"),
+    ("tag:yaml.org,2002:bool", r"true|True|TRUE|false|False|FALSE", "tTfF"),
+    ("tag:yaml.org,2002:int", r"[-+]?(?:0b[01]+|0o[0-7]+|0x[0-9a-fA-F]+|[0-9]+)", "-+0123456789"),
+    (
+        "tag:yaml.org,2002:float",
+        r"[-+]?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9]+(?:[eE][-+]?[0-9]+)?"
+        r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN)",
+        "-+0123456789.",
+    ),
+    (_TAG_MERGE, r"<<", "<"),
+    (_TAG_YAML11_BOOL, r"yes|Yes|YES|no|No|NO|on|On|ON|off|Off|OFF", "yYnNoO"),
+    (
+        _TAG_DATE,
+        r"[0-9]{4}-[0-9]{2}-[0-9]{2}"
+        r"|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?"
+        r"(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?",
+        "0123456789",
+    ),
+]
+_OmkYamlLoader.yaml_implicit_resolvers = {}
+for _tag, _pattern, _first in _IMPLICIT:
+    _OmkYamlLoader.add_implicit_resolver(_tag, re.compile(f"^(?:{_pattern})$"), list(_first))
+# An empty plain scalar (``key:``) has no first character; PyYAML looks it up under "".
+_OmkYamlLoader.add_implicit_resolver("tag:yaml.org,2002:null", re.compile("^$"), [""])
+_OmkYamlLoader.add_constructor("tag:yaml.org,2002:int", _OmkYamlLoader.construct_yaml_int)
+_OmkYamlLoader.add_constructor("tag:yaml.org,2002:float", _OmkYamlLoader.construct_yaml_float)
+_OmkYamlLoader.add_constructor(_TAG_YAML11_BOOL, _OmkYamlLoader.construct_ambiguous)
+_OmkYamlLoader.add_constructor(_TAG_DATE, _OmkYamlLoader.construct_ambiguous)
+
+
+def _js_number(value: int) -> int | float:
+    """``value`` as JavaScript holds it: exact while safe, else the nearest double (or infinity)."""
+    if abs(value) <= _MAX_SAFE_INTEGER:
+        return value
+    try:
+        return float(value)
+    except OverflowError:
+        return float("inf") if value > 0 else float("-inf")
+
+
+def _json_int(text: str) -> int | float:
+    # float() first for long literals: int() refuses more than 4300 digits, and the result would
+    # become a double anyway.
+    return _js_number(int(text)) if len(text) <= 20 else float(text)
 
 
 def _reject_constant(name: str) -> Any:
@@ -83,10 +163,7 @@ def parse_text(raw: bytes, *, path: str, yaml_format: bool) -> Any:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SampleFileError(path, f"file is not valid UTF-8 (byte offset {exc.start})") from None
-    if yaml_format:
-        data = _parse_yaml(text, path)
-    else:
-        data = _parse_json(text, path)
+    data = _parse_yaml(text, path) if yaml_format else _parse_json(text, path)
     _check_depth(data, path)
     return data
 
@@ -95,7 +172,7 @@ def _parse_json(text: str, path: str) -> Any:
     if text.startswith("\ufeff"):
         raise SampleFileError(path, "file starts with a byte-order mark, which JSON does not allow")
     try:
-        return json.loads(text, parse_constant=_reject_constant)
+        return json.loads(text, parse_constant=_reject_constant, parse_int=_json_int)
     except json.JSONDecodeError as exc:
         raise SampleFileError(path, f"invalid JSON: {exc.msg}", line=exc.lineno) from None
     except ValueError as exc:
@@ -108,7 +185,18 @@ def _parse_yaml(text: str, path: str) -> Any:
     text = text.removeprefix("\ufeff")
     loader = _OmkYamlLoader(text)
     try:
-        return loader.get_single_data()
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_aliases(node, path)
+        return loader.construct_document(node)
+    except yaml.reader.ReaderError as exc:
+        char = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "\0")
+        raise SampleFileError(
+            path,
+            f"invalid YAML: character U+{char:04X} is not allowed ({exc.reason})",
+            line=text.count("\n", 0, exc.position) + 1,
+        ) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
@@ -120,6 +208,58 @@ def _parse_yaml(text: str, path: str) -> Any:
         raise SampleFileError(path, f"YAML nests deeper than {MAX_DEPTH} levels") from None
     finally:
         loader.dispose()
+
+
+def _children(node: Any) -> list[Any]:
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _check_aliases(root: Any, path: str) -> None:
+    """Reject recursive aliases and aliases that blow the document up (the "billion laughs").
+
+    The composed node graph shares a node wherever an alias refers to it, so it stays small however
+    large the expanded document would be. Its expanded size is computed here, memoised per node, in
+    time linear in the number of distinct nodes.
+    """
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    references = 0
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, finished = stack.pop()
+        key = id(node)
+        if finished:
+            on_path.discard(key)
+            sizes[key] = 1 + sum(sizes[id(child)] for child in _children(node))
+            if sizes[key] - len(sizes) > MAX_ALIAS_EXPANSION:
+                raise SampleFileError(
+                    path,
+                    f"invalid YAML: aliases expand the document by more than {MAX_ALIAS_EXPANSION:,} nodes",
+                    line=node.start_mark.line + 1,
+                )
+            continue
+        if key in sizes:
+            references += 1
+            if references > MAX_ALIAS_USES:
+                raise SampleFileError(
+                    path,
+                    f"invalid YAML: more than {MAX_ALIAS_USES:,} alias references",
+                    line=node.start_mark.line + 1,
+                )
+            continue
+        if key in on_path:
+            raise SampleFileError(
+                path,
+                "invalid YAML: an alias refers to a node that contains it",
+                line=node.start_mark.line + 1,
+            )
+        on_path.add(key)
+        stack.append((node, True))
+        stack.extend((child, False) for child in reversed(_children(node)))
 
 
 def _check_depth(data: Any, path: str) -> None:
@@ -136,23 +276,29 @@ def _check_depth(data: Any, path: str) -> None:
 
 
 def yaml_line_of(text: str, json_path: list[str | int]) -> int | None:
-    """The 1-based line of the YAML node at ``json_path`` (or its deepest existing ancestor)."""
+    """The 1-based line of the YAML node at ``json_path`` (or its deepest existing ancestor).
+
+    A mapping entry is located by its key's line, so ``rubric`` points at ``rubric:`` rather than at
+    the first dimension below it.
+    """
     try:
         node = yaml.compose(text.removeprefix("\ufeff"), Loader=yaml.SafeLoader)
     except yaml.YAMLError:
         return None
-    line = node.start_mark.line + 1 if node is not None else None
+    if node is None:
+        return None
+    line: int = node.start_mark.line + 1
     for part in json_path:
         if isinstance(node, yaml.MappingNode) and isinstance(part, str):
-            match = next((v for k, v in node.value if getattr(k, "value", None) == part), None)
-            if match is None:
-                # A missing or unknown key: point at the mapping that lacks or holds it.
-                key = next((k for k, _ in node.value if getattr(k, "value", None) == part), None)
-                return key.start_mark.line + 1 if key is not None else line
-            node = match
+            entry = next(((k, v) for k, v in node.value if getattr(k, "value", None) == part), None)
+            if entry is None:
+                # A missing key: point at the mapping that lacks it.
+                return line
+            line = entry[0].start_mark.line + 1
+            node = entry[1]
         elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
             node = node.value[part]
+            line = node.start_mark.line + 1
         else:
             break
-        line = node.start_mark.line + 1
     return line

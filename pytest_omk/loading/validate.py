@@ -8,27 +8,39 @@ from typing import Any
 from pydantic import ValidationError
 
 from pytest_omk.errors import SampleFileError
-from pytest_omk.loading.parse import yaml_line_of
+from pytest_omk.loading.parse import AmbiguousScalar, yaml_line_of
 from pytest_omk.models import SCHEMA_VERSION, SampleSet
+from pytest_omk.models._base import LocatedValueError
 
 MAX_REPORTED_ERRORS = 5
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+
+JsonPath = tuple[str | int, ...]
 
 
 def validate_document(data: Any, *, path: str, text: str | None) -> SampleSet:
     """Validate ``data`` (parsed from ``path``); ``text`` is the YAML source, for line numbers."""
     _check_root(data, path)
+    ambiguous: dict[JsonPath, AmbiguousScalar] = {}
+    if text is not None:
+        data = _plain_strings(data, (), ambiguous)
     try:
-        return SampleSet.model_validate(data)
+        document = SampleSet.model_validate(data)
     except ValidationError as exc:
-        raise _to_sample_file_error(exc, data, path=path, text=text) from None
+        raise _to_sample_file_error(exc, data, path=path, text=text, ambiguous=ambiguous) from None
+    for at, scalar in ambiguous.items():
+        if not _free_form(at):
+            where = format_path(list(at))
+            line = yaml_line_of(text, list(at)) if text is not None else None
+            raise SampleFileError(path, _ambiguity(scalar), where=where, line=line)
+    return document
 
 
 def _check_root(data: Any, path: str) -> None:
     declare = f'the file must be an object declaring "schemaVersion": "{SCHEMA_VERSION}"'
     if isinstance(data, list):
         raise SampleFileError(
-            path, f"legacy top-level array is not supported: {declare} and a \"samples\" array", where="$"
+            path, f'legacy top-level array is not supported: {declare} and a "samples" array', where="$"
         )
     if not isinstance(data, dict):
         raise SampleFileError(path, f"expected an object, got {_kind(data)}: {declare}", where="$")
@@ -48,22 +60,91 @@ def _kind(value: Any) -> str:
     )
 
 
-def _to_sample_file_error(exc: ValidationError, data: Any, *, path: str, text: str | None) -> SampleFileError:
+# --- YAML scalars that other readers type differently ----------------------------------------------
+
+
+def _plain_strings(node: Any, at: JsonPath, found: dict[JsonPath, AmbiguousScalar]) -> Any:
+    """Copy ``node`` with every :class:`AmbiguousScalar` made a plain ``str``, noting where each was."""
+    if isinstance(node, AmbiguousScalar):
+        found[at] = node
+        return str(node)
+    if isinstance(node, dict):
+        copy: dict[Any, Any] = {}
+        for key, value in node.items():
+            plain_key = (
+                _plain_strings(key, (*at, str(key)), found) if isinstance(key, AmbiguousScalar) else key
+            )
+            copy[plain_key] = _plain_strings(value, (*at, plain_key), found)
+        return copy
+    if isinstance(node, list):
+        return [_plain_strings(item, (*at, index), found) for index, item in enumerate(node)]
+    return node
+
+
+def _free_form(at: JsonPath) -> bool:
+    """Whether ``at`` lies inside a value the format takes as arbitrary JSON (no string required).
+
+    Those are a ``json_schema`` assertion's ``schema``, a mock's ``return``/``return_seq`` and a
+    mock's ``match.input``.
+    """
+    for i, part in enumerate(at):
+        before = at[:i]
+        if part == "schema" and len(before) >= 2 and before[-2] in ("assertions", "children"):
+            return True
+        if part in ("return", "return_seq") and len(before) >= 2 and before[-2] == "mocks":
+            return True
+        if part == "input" and len(before) >= 3 and before[-1] == "match" and before[-3] == "mocks":
+            return True
+    return False
+
+
+def _ambiguity(scalar: AmbiguousScalar) -> str:
+    if scalar.kind == "date":
+        return (
+            f"unquoted {scalar} is read as a date by YAML readers such as js-yaml (the format owner's); "
+            f'quote it ("{scalar}") to mean the text'
+        )
+    return (
+        f"unquoted {scalar} is a boolean in YAML 1.1 but a string in YAML 1.2, so readers disagree; "
+        f'quote it ("{scalar}") to mean the text, or write true/false for a boolean'
+    )
+
+
+# --- pydantic errors -> one located message ---------------------------------------------------------
+
+
+def _to_sample_file_error(
+    exc: ValidationError,
+    data: Any,
+    *,
+    path: str,
+    text: str | None,
+    ambiguous: dict[JsonPath, AmbiguousScalar],
+) -> SampleFileError:
     grouped: dict[str, tuple[list[str | int], list[str]]] = {}
     for error in exc.errors(include_url=False):
-        data_path = _data_path(error["loc"], data, keep_last=error["type"] == "missing")
+        loc = tuple(error["loc"])
+        cause = error.get("ctx", {}).get("error")
+        if isinstance(cause, LocatedValueError):
+            loc += cause.loc
+        data_path = _data_path(
+            loc, data, keep_last=error["type"] == "missing" or isinstance(cause, LocatedValueError)
+        )
         where = format_path(data_path)
-        message = _message(error)
+        message = _message(error, data_path)
+        scalar = ambiguous.get(tuple(data_path))
+        if scalar is not None:
+            message += f" ({_ambiguity(scalar)})"
         entry = grouped.setdefault(where, (data_path, []))
         if message not in entry[1]:
             entry[1].append(message)
     items = list(grouped.items())
     # Report the deepest problem first: it is the most specific one.
     items.sort(key=lambda kv: -len(kv[1][0]))
-    (where, (data_path, messages)), rest = items[0], items[1 : MAX_REPORTED_ERRORS]
+    (where, (data_path, messages)), rest = items[0], items[1:MAX_REPORTED_ERRORS]
     reason = " or ".join(messages)
     if rest:
-        reason += "".join(f"\n  also {w}: {' or '.join(m)}" for w, (_, m) in rest)
+        reason += "".join(f"\n  also {w or '$'}: {' or '.join(m)}" for w, (_, m) in rest)
     line = yaml_line_of(text, data_path) if text is not None else None
     return SampleFileError(path, reason, where=where or "$", line=line)
 
@@ -73,10 +154,18 @@ def _data_path(loc: tuple[int | str, ...], data: Any, *, keep_last: bool) -> lis
     result: list[str | int] = []
     node = data
     for position, part in enumerate(loc):
-        if isinstance(node, dict) and isinstance(part, str) and part in node:
-            node = node[part]
-            result.append(part)
-        elif isinstance(node, list) and isinstance(part, int) and part < len(node):
+        if (
+            isinstance(node, dict)
+            and position > 0
+            and isinstance(loc[position - 1], int)
+            and isinstance(part, str)
+            and node.get("type") == part
+        ):
+            # The tag pydantic adds right after an assertion's index (its discriminated-union member).
+            continue
+        in_dict = isinstance(node, dict) and part in node
+        in_list = isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+        if in_dict or in_list:
             node = node[part]
             result.append(part)
         elif keep_last and position == len(loc) - 1 and isinstance(part, str):
@@ -97,11 +186,26 @@ def format_path(parts: list[str | int]) -> str:
     return out
 
 
-def _message(error: Any) -> str:
+# Keys of older omk formats, with what v2 expects instead.
+_LEGACY_KEY_HINTS = {
+    "dimensions": 'v1 "dimensions" are gone: make each one a rubric entry {"criterion": ..., "weight": ...}',
+    "metadata": 'v2 has no "metadata" object: use capability, difficulty, construct, provenance or covers',
+    "expectedTools": 'use a "tools_called" assertion instead',
+}
+
+
+def _message(error: Any, data_path: list[str | int]) -> str:
     kind = error["type"]
     msg: str = error["msg"]
+    last = data_path[-1] if data_path else None
     if kind == "extra_forbidden":
-        return "unknown key (not part of the omk.eval-sample-set/v2 format)"
+        hint = _LEGACY_KEY_HINTS.get(last) if isinstance(last, str) else None
+        return "unknown key (not part of the omk.eval-sample-set/v2 format)" + (f"; {hint}" if hint else "")
+    if kind == "dict_type" and last == "rubric" and isinstance(error.get("input"), str):
+        return (
+            "a string rubric is the legacy format: write an object of named dimensions, "
+            '{"<name>": {"criterion": "...", "weight": 1}}'
+        )
     if kind == "missing":
         return "required key is missing"
     if kind == "union_tag_invalid":

@@ -9,7 +9,15 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    WithJsonSchema,
+    model_validator,
+)
 
 # JavaScript's WhiteSpace + LineTerminator set (ECMA-262 §12.2, §12.3), used by trim() and /\s/.
 JS_WHITESPACE = (
@@ -17,6 +25,26 @@ JS_WHITESPACE = (
     "\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
 MAX_SAFE_INTEGER = 2**53 - 1
+
+NON_BLANK_PATTERN = "[^" + "".join(f"\\u{ord(c):04x}" for c in JS_WHITESPACE) + "]"
+"""An ECMA-262 (and Python ``re``) pattern that finds a character JavaScript's ``trim()`` keeps.
+
+Written as an explicit class rather than ``\\S`` because the two engines disagree on ``\\s`` (U+FEFF,
+U+001C-U+001F, U+0085), and JSON Schema validators run patterns in either engine.
+"""
+
+
+class LocatedValueError(ValueError):
+    """A validation failure about one part of the value being validated.
+
+    Pydantic reports an error raised in a validator at the validated field or model; ``loc`` is the
+    rest of the way down to the offending key (``("assertions", 2, "value")``), which the loader
+    appends so that messages point at the exact JSON path.
+    """
+
+    def __init__(self, message: str, *loc: str | int) -> None:
+        super().__init__(message)
+        self.loc: tuple[str | int, ...] = loc
 
 
 def js_trim(text: str) -> str:
@@ -34,6 +62,19 @@ class StrictModel(BaseModel):
         populate_by_name=False,
         use_attribute_docstrings=True,
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_nulls(cls, data: Any) -> Any:
+        # The format's owner declares optional keys as "absent or a value": an explicit null fails
+        # there, while pydantic would quietly read it as "absent" through the ``X | None`` fields.
+        if isinstance(data, dict):
+            for field_name, info in cls.model_fields.items():
+                key = info.alias or field_name
+                if key in data and data[key] is None:
+                    hint = "" if info.is_required() else " (leave the key out instead)"
+                    raise LocatedValueError(f"must not be null{hint}", key)
+        return data
 
 
 def _non_blank(value: str) -> str:
@@ -61,7 +102,12 @@ def _positive_integer(value: Any) -> Any:
     return value
 
 
-NonBlankStr = Annotated[str, Field(min_length=1), AfterValidator(_non_blank)]
+NonBlankStr = Annotated[
+    str,
+    Field(min_length=1),
+    AfterValidator(_non_blank),
+    WithJsonSchema({"type": "string", "minLength": 1, "pattern": NON_BLANK_PATTERN}),
+]
 """A string that is not empty and not only whitespace."""
 
 NonEmptyStr = Annotated[str, Field(min_length=1)]
@@ -70,15 +116,19 @@ NonEmptyStr = Annotated[str, Field(min_length=1)]
 FiniteNumber = Annotated[float, AfterValidator(_finite)]
 """Any finite number (integers are accepted)."""
 
-NonNegativeNumber = Annotated[float, Field(ge=0), AfterValidator(_finite), AfterValidator(_safe_number)]
+NonNegativeNumber = Annotated[
+    float,
+    Field(ge=0),
+    AfterValidator(_finite),
+    AfterValidator(_safe_number),
+    WithJsonSchema({"type": "number", "minimum": 0, "maximum": MAX_SAFE_INTEGER}),
+]
 """A finite number >= 0."""
 
 PositiveWeight = Annotated[float, Field(gt=0), AfterValidator(_finite)]
 """A finite number > 0."""
 
-PositiveInteger = Annotated[
-    int, BeforeValidator(_positive_integer), Field(ge=1, le=MAX_SAFE_INTEGER)
-]
+PositiveInteger = Annotated[int, BeforeValidator(_positive_integer), Field(ge=1, le=MAX_SAFE_INTEGER)]
 """A whole number >= 1 (``2.0`` is accepted as ``2``)."""
 
 NonBlankList = Annotated[list[NonBlankStr], Field(min_length=1)]

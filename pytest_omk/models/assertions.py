@@ -13,9 +13,10 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from pytest_omk.jsregex import JsRegexError, compile_js_regex
+from pytest_omk.jsregex import VALID_FLAGS, JsRegexError, compile_js_regex
 from pytest_omk.models._base import (
     FiniteNumber,
+    LocatedValueError,
     NonBlankList,
     NonBlankStr,
     NonNegativeNumber,
@@ -26,7 +27,8 @@ from pytest_omk.models._base import (
 
 Layer = Literal["fact", "behavior"]
 MAX_ASSERTION_DEPTH = 16
-_TOOL_REF = re.compile(r"^[^:]+:[1-9]\d*$")
+# ASCII digits and a true end of string: Python's \d and $ would also take "Read:1\n" or Arabic digits.
+_TOOL_REF = re.compile(r"[^:]+:[1-9][0-9]*")
 
 
 class AssertionBase(StrictModel):
@@ -119,14 +121,25 @@ class Regex(AssertionBase):
     pattern: str
     """JavaScript regex source."""
     flags: str | None = None
-    """JavaScript flags; absent or empty means ``i``."""
+    """JavaScript flags (``d g i m s u v y``, each at most once); absent or empty means ``i``."""
+
+    @field_validator("flags")
+    @classmethod
+    def _known_flags(cls, flags: str | None) -> str | None:
+        if flags is not None:
+            unknown = sorted(set(flags) - VALID_FLAGS)
+            if unknown:
+                raise ValueError(f"unknown regex flag {unknown[0]!r} (allowed: d g i m s u v y)")
+            if len(set(flags)) != len(flags):
+                raise ValueError(f"duplicate regex flag in {flags!r}")
+        return flags
 
     @model_validator(mode="after")
     def _compiles(self) -> Regex:
         try:
             compile_js_regex(self.pattern, self.flags)
         except JsRegexError as exc:
-            raise ValueError(str(exc)) from None
+            raise LocatedValueError(str(exc), "pattern") from None
         return self
 
 
@@ -160,8 +173,6 @@ class JsonSchema(AssertionBase):
 class _Bound(AssertionBase):
     value: NonNegativeNumber
     """The bound (a finite number >= 0)."""
-
-
 
 
 class MinLength(_Bound):
@@ -298,7 +309,7 @@ class MockHit(AssertionBase):
     @field_validator("value")
     @classmethod
     def _tool_ordinal(cls, value: str) -> str:
-        if not _TOOL_REF.match(value):
+        if not _TOOL_REF.fullmatch(value):
             raise ValueError('must look like "Tool:N" with N a positive whole number, e.g. "Read:1"')
         return value
 
@@ -312,8 +323,11 @@ class RougeNMin(AssertionBase):
     type: Literal["rouge_n_min"]
     layer: ClassVar[Layer | None] = "fact"
     reference: NonBlankStr
+    """The gold text."""
     n: PositiveInteger = 1
+    """n-gram order (default 1)."""
     threshold: Annotated[FiniteNumber, Field(ge=0, le=1)] = 0.5
+    """Pass when recall >= threshold, in [0, 1] (default 0.5)."""
 
 
 class BleuMin(AssertionBase):
@@ -322,7 +336,9 @@ class BleuMin(AssertionBase):
     type: Literal["bleu_min"]
     layer: ClassVar[Layer | None] = "fact"
     reference: NonBlankStr
+    """The gold text."""
     threshold: Annotated[FiniteNumber, Field(ge=0, le=1)] = 0.5
+    """Pass when BLEU >= threshold, in [0, 1] (default 0.5)."""
 
 
 class LevenshteinMax(_Bound):
@@ -331,6 +347,7 @@ class LevenshteinMax(_Bound):
     type: Literal["levenshtein_max"]
     layer: ClassVar[Layer | None] = "fact"
     reference: NonBlankStr
+    """The text the output should be close to."""
 
 
 # --- asynchronous: judge and custom ----------------------------------------------------------------
@@ -351,6 +368,7 @@ class SemanticSimilarity(_Judged):
 
     type: Literal["semantic_similarity"]
     reference: NonBlankStr
+    """The text whose meaning the output should match."""
 
 
 class Faithfulness(_Judged):
@@ -358,6 +376,7 @@ class Faithfulness(_Judged):
 
     type: Literal["faithfulness"]
     reference: str | None = None
+    """Grounding text; when blank or absent the sample's ``context`` is used (one must be non-blank)."""
 
 
 class AnswerRelevancy(_Judged):
@@ -371,6 +390,7 @@ class ContextRecall(_Judged):
 
     type: Literal["context_recall"]
     reference: str | None = None
+    """The gold facts; when blank or absent the sample's ``context`` is used (one must be non-blank)."""
 
 
 class Custom(AssertionBase):
@@ -391,6 +411,7 @@ class AssertSet(AssertionBase):
 
     type: Literal["assert-set"]
     mode: Literal["any", "all"] = "all"
+    """``all``: every child must pass (default); ``any``: at least one."""
     children: Annotated[list[Assertion], Field(min_length=1)]
     """Synchronous child assertions; their ``weight`` is ignored."""
 
@@ -400,9 +421,11 @@ class AssertSet(AssertionBase):
         for index, child in enumerate(children):
             if child.is_async:
                 kind = child.type  # type: ignore[attr-defined]
-                raise ValueError(
-                    f'children[{index}]: "{kind}" cannot be nested in "assert-set" '
-                    "(judge-scored and custom assertions must stay top-level)"
+                raise LocatedValueError(
+                    f'async assertion type "{kind}" cannot be nested in "assert-set" '
+                    "(judge-scored and custom assertions must stay top-level)",
+                    index,
+                    "type",
                 )
         return children
 
@@ -465,7 +488,7 @@ Assertion = Annotated[
 AssertSet.model_rebuild()
 
 ASSERTION_CLASSES: dict[str, type[AssertionBase]] = {
-    cls.model_fields["type"].annotation.__args__[0]: cls  # type: ignore[union-attr]
+    cls.model_fields["type"].annotation.__args__[0]: cls
     for cls in Assertion.__origin__.__args__  # type: ignore[attr-defined]
 }
 """Every assertion type name mapped to its model class."""

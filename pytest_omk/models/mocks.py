@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from pytest_omk.models._base import NonEmptyStr, StrictModel
+from pytest_omk.models._base import LocatedValueError, NonEmptyStr, StrictModel
 
 
 class MockMatch(StrictModel):
@@ -30,7 +30,7 @@ class MockMatch(StrictModel):
     @model_validator(mode="after")
     def _url_or_glob(self) -> MockMatch:
         if self.url is not None and self.url_glob is not None:
-            raise ValueError('"url" and "url_glob" cannot be combined; use one of them')
+            raise LocatedValueError('"url" and "url_glob" cannot be combined; use one of them', "url_glob")
         return self
 
 
@@ -43,6 +43,7 @@ class Mock(StrictModel):
     tool: NonEmptyStr
     """Tool name (canonical, e.g. ``Bash``, ``Read``; ``*`` = any tool)."""
     match: MockMatch | None = None
+    """Conditions on the call's input (all must hold); absent means every call of ``tool``."""
     return_: ReturnValue | None = Field(default=None, alias="return")
     """Result text, or a JSON object sent as compact JSON."""
     return_file: NonEmptyStr | None = None

@@ -8,7 +8,13 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from pytest_omk.models._base import NonBlankList, NonBlankStr, NonEmptyStr, StrictModel, js_trim
+from pytest_omk.models._base import (
+    LocatedValueError,
+    NonBlankStr,
+    NonEmptyStr,
+    StrictModel,
+    js_trim,
+)
 from pytest_omk.models.assertions import (
     MAX_ASSERTION_DEPTH,
     Assertion,
@@ -60,7 +66,9 @@ class Cover(StrictModel):
     """A declared skill-structure anchor (Skill Map only; never graded)."""
 
     targetKind: CoverKind
+    """What kind of skill part the sample exercises."""
     ref: NonEmptyStr
+    """Which one: a path relative to the skill root, a rule or workflow id, or ``workflowId.nodeId``."""
 
 
 class Requires(StrictModel):
@@ -92,16 +100,25 @@ class Sample(StrictModel):
     assertions: list[Assertion] | None = None
     """Checks on the output."""
     allowedTools: list[NonBlankStr] | None = None
+    """Tools the executor may let the model use for this sample."""
     capability: list[NonBlankStr] | None = None
+    """Capability dimensions the sample covers (metadata; becomes ``omk_capability`` markers)."""
     difficulty: Literal["easy", "medium", "hard"] | None = None
+    """Difficulty bucket (metadata; becomes an ``omk_difficulty`` marker)."""
     construct_: NonEmptyStr | None = Field(default=None, alias="construct")
     """What the sample measures (necessity, quality, capability, or your own word)."""
     provenance: Literal["human", "llm-generated", "production-trace"] | None = None
+    """Where the sample came from (metadata)."""
     covers: list[Cover] | None = None
+    """Declared skill-structure anchors (Skill Map only; never graded)."""
     tripwire: bool | None = None
+    """A trap the model is expected to fail; the pytest item is marked ``xfail(strict=False)``."""
     mocks: Annotated[list[Mock], Field(min_length=1)] | None = None
+    """Tool calls to intercept; needs an executor that supports mock interception."""
     mocksStrict: bool | None = None
+    """Deny tool calls that match no mock (default true); only allowed together with ``mocks``."""
     environment: Environment | None = None
+    """Preconditions described to the model in the prompt (nothing is materialised)."""
 
     @field_validator("rubric")
     @classmethod
@@ -110,7 +127,7 @@ class Sample(StrictModel):
             return None
         for name in rubric:
             if not js_trim(name):
-                raise ValueError("rubric dimension names must not be blank")
+                raise LocatedValueError("rubric dimension names must not be blank", name)
         total = math.fsum(d.weight for d in rubric.values())
         if abs(total - 1) > RUBRIC_SUM_TOLERANCE:
             raise ValueError(f"rubric weights must sum to 1 (within 1e-9); they sum to {total!r}")
@@ -119,28 +136,32 @@ class Sample(StrictModel):
     @model_validator(mode="after")
     def _cross_field(self) -> Sample:
         if self.mocksStrict is not None and not self.mocks:
-            raise ValueError('"mocksStrict" requires a non-empty "mocks" array')
+            raise LocatedValueError('"mocksStrict" requires a non-empty "mocks" array', "mocksStrict")
         keys = set(mock_keys(self.mocks or []))
         has_context = bool(self.context and js_trim(self.context))
         for index, assertion in enumerate(self.assertions or []):
             if isinstance(assertion, AssertSet) and assertion.depth() >= MAX_ASSERTION_DEPTH:
-                raise ValueError(
-                    f"assertions[{index}]: assert-set nesting reaches {assertion.depth()} levels "
-                    f"(at most {MAX_ASSERTION_DEPTH - 1})"
+                raise LocatedValueError(
+                    f"assert-set nesting reaches {assertion.depth()} levels "
+                    f"(at most {MAX_ASSERTION_DEPTH - 1})",
+                    "assertions",
+                    index,
                 )
             if isinstance(assertion, Faithfulness | ContextRecall):
                 ref = assertion.reference
                 if not (ref and js_trim(ref)) and not has_context:
-                    raise ValueError(
-                        f'assertions[{index}]: "{assertion.type}" needs a non-blank "reference" '
-                        'or a sample "context"'
+                    raise LocatedValueError(
+                        f'"{assertion.type}" needs a non-blank "reference" or a non-blank sample "context"',
+                        "assertions",
+                        index,
                     )
-            for leaf in iter_leaves(assertion):
+            for leaf_path, leaf in _walk_leaves(assertion, ("assertions", index)):
                 if isinstance(leaf, MockHit) and leaf.value not in keys:
                     available = ", ".join(mock_keys(self.mocks or [])) or "(none)"
-                    raise ValueError(
-                        f'assertions[{index}]: "mock_hit" references missing mock "{leaf.value}"; '
-                        f"declared mocks: {available}"
+                    raise LocatedValueError(
+                        f'"mock_hit" references missing mock "{leaf.value}"; declared mocks: {available}',
+                        *leaf_path,
+                        "value",
                     )
         return self
 
@@ -152,11 +173,19 @@ class Sample(StrictModel):
 
 def iter_leaves(assertion: AssertionBase) -> Iterator[AssertionBase]:
     """Yield the non-``assert-set`` assertions inside ``assertion`` (or itself)."""
+    for _, leaf in _walk_leaves(assertion, ()):
+        yield leaf
+
+
+def _walk_leaves(
+    assertion: AssertionBase, path: tuple[str | int, ...]
+) -> Iterator[tuple[tuple[str | int, ...], AssertionBase]]:
+    """Like :func:`iter_leaves`, with each leaf's path below ``path`` (``..., "children", 2``)."""
     if isinstance(assertion, AssertSet):
-        for child in assertion.children:
-            yield from iter_leaves(child)
+        for index, child in enumerate(assertion.children):
+            yield from _walk_leaves(child, (*path, "children", index))
     else:
-        yield assertion
+        yield path, assertion
 
 
 class SampleSet(StrictModel):
@@ -165,16 +194,20 @@ class SampleSet(StrictModel):
     schemaVersion: Literal["omk.eval-sample-set/v2"]
     """Must be ``omk.eval-sample-set/v2``."""
     samples: Annotated[list[Sample], Field(min_length=1)]
+    """The eval cases (at least one); every ``sample_id`` is unique."""
     requires: Requires | None = None
+    """What the machine must provide; unmet requirements skip the file's items."""
 
     @model_validator(mode="after")
     def _unique_ids(self) -> SampleSet:
         first: dict[str, int] = {}
         for index, sample in enumerate(self.samples):
             if sample.sample_id in first:
-                raise ValueError(
-                    f'duplicate sample_id "{sample.sample_id}" at samples[{index}] '
-                    f"(first defined at samples[{first[sample.sample_id]}])"
+                raise LocatedValueError(
+                    f'duplicate sample_id "{sample.sample_id}" (first defined at samples[{first[sample.sample_id]}])',
+                    "samples",
+                    index,
+                    "sample_id",
                 )
             first[sample.sample_id] = index
         return self
