@@ -116,6 +116,7 @@ def build_request(plan: SamplePlan, resolved: ResolvedText) -> ExecutionRequest:
         allowed_tools=list(sample.allowedTools) if sample.allowedTools is not None else None,
         repeat=plan.repeat,
         sample=sample,
+        mock_base_dir=plan.base_dir,
     )
 
 

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_omk.agent.options import AgentOptions
 from pytest_omk.compare.variants import Variant
 from pytest_omk.errors import ConfigError, OmkError
 from pytest_omk.execute.base import Executor
@@ -77,6 +78,7 @@ class OmkSession:
                         self.settings.executor,
                         timeout=self.settings.timeout,
                         capabilities=self.settings.executor_capabilities,
+                        agent=AgentOptions.from_settings(self.settings),
                     )
             except ConfigError as exc:
                 raise pytest.UsageError(f"omk: {exc}") from None

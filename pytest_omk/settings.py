@@ -43,7 +43,7 @@ class _Option:
 
 OPTIONS: tuple[_Option, ...] = (
     _Option("--omk-samples", "explicit sample file or split directory (repeatable)", kind="paths"),
-    _Option("--omk-executor", "model under test: openai, anthropic, echo, python:pkg.mod:attr, or a command"),
+    _Option("--omk-executor", "model under test: openai, anthropic, agent, echo, python:pkg.mod:attr, or a command"),
     _Option("--omk-model", "model name passed to the executor"),
     _Option("--omk-system", "file whose text is the system prompt (skill-local samples use their SKILL.md)"),
     _Option("--omk-judge", "judge executor (same syntax as --omk-executor; default: detected from env)"),
@@ -60,6 +60,9 @@ OPTIONS: tuple[_Option, ...] = (
     _Option("--omk-retries", "retries on 429, 5xx, timeouts and connection errors", 3, "int"),
     _Option("--omk-timeout", "per-call timeout in seconds", 120.0, "float"),
     _Option("--omk-mcp-config", "MCP servers for URL resolution (default: .mcp.json at rootdir)"),
+    _Option("--omk-agent-api", "tool-calling API of --omk-executor agent", "openai", choices=("openai", "anthropic")),
+    _Option("--omk-agent-max-turns", "agent executor: most assistant turns per sample", 20, "int"),
+    _Option("--omk-agent-tool-timeout", "agent executor: timeout of one tool call in seconds", 60.0, "float"),
     _Option("--omk-variant", "NAME=PATH: run every sample once per variant with PATH as system prompt "
             "(repeatable)", kind="paths", ini="omk_variants"),
     _Option("--omk-repeat", "run every sample (per variant) N times", 1, "int"),
@@ -134,6 +137,9 @@ class Settings:
     retries: int = 3
     timeout: float = 120.0
     mcp_config: str | None = None
+    agent_api: str = "openai"
+    agent_max_turns: int = 20
+    agent_tool_timeout: float = 60.0
     variants: tuple[Variant, ...] = ()
     """Named system prompts; every sample runs once per variant (the first is the reference)."""
     repeat: int = 1
@@ -160,6 +166,10 @@ class Settings:
                 raise pytest.UsageError(f"--omk-{name.replace('_', '-')} must be >= {minimum}")
         if values["timeout"] <= 0:
             raise pytest.UsageError("--omk-timeout must be > 0")
+        if values["agent_max_turns"] < 1:
+            raise pytest.UsageError("--omk-agent-max-turns must be >= 1")
+        if values["agent_tool_timeout"] <= 0:
+            raise pytest.UsageError("--omk-agent-tool-timeout must be > 0")
         values["variants"] = _variants(config, values.pop("variant") or ())
         if not 0.0 <= values["min_pass_rate"] <= 1.0:
             raise pytest.UsageError("--omk-min-pass-rate must be between 0 and 1")

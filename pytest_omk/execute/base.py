@@ -46,6 +46,9 @@ class ExecutionRequest:
     """Judge template id and hash; part of the recording key."""
     sample: Sample | None = field(default=None, compare=False)
     """The sample itself, for Python callables (not part of the recording key)."""
+    mock_base_dir: Path | None = field(default=None, compare=False)
+    """Where a mock's relative ``return_file`` is found: the sample file's directory (not part of
+    the recording key)."""
 
     def identity(self) -> dict[str, Any]:
         """The JSON-able fields that change the answer: the recording key is a hash of these."""

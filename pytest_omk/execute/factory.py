@@ -1,18 +1,23 @@
 """Turn an executor spec (``--omk-executor`` / ``--omk-judge``) into an :class:`Executor`.
 
-Specs: ``openai``, ``anthropic``, ``echo``, ``python:pkg.mod:attr``, ``command:CMD``, or any other
-string, which is run as a command line (as upstream does).
+Specs: ``openai``, ``anthropic``, ``agent`` (``agent:openai`` / ``agent:anthropic`` pick its API
+directly), ``echo``, ``python:pkg.mod:attr``, ``command:CMD``, or any other string, which is run as
+a command line (as upstream does).
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from pytest_omk.errors import ConfigError
 from pytest_omk.execute.base import Executor
 from pytest_omk.execute.local import CallableExecutor, CommandExecutor, EchoExecutor
+
+if TYPE_CHECKING:
+    from pytest_omk.agent.options import AgentOptions
 
 
 def _openai(timeout: float) -> Executor:
@@ -36,7 +41,18 @@ _BUILTINS: dict[str, Callable[[float], Executor]] = {
     "anthropic": _anthropic,
     "echo": _echo,
 }
-BUILTIN_EXECUTORS = tuple(_BUILTINS)
+BUILTIN_EXECUTORS = (*_BUILTINS, "agent")
+_AGENT_SPECS = ("agent", "agent:openai", "agent:anthropic")
+
+
+def _agent(spec: str, timeout: float, options: AgentOptions | None) -> Executor:
+    # Imported here: the agent package (and the MCP SDK behind it) costs nothing unless used.
+    from pytest_omk.agent import AgentExecutor, AgentOptions
+
+    chosen = options or AgentOptions()
+    if spec != "agent":
+        chosen = replace(chosen, api=spec.removeprefix("agent:"))
+    return AgentExecutor(chosen, timeout=timeout)
 
 
 def resolve_callable(target: str) -> Callable[..., Any]:
@@ -67,11 +83,22 @@ def wrap_callable(obj: Any, name: str) -> Executor:
     raise ConfigError(f"{name} is neither an executor nor a callable")
 
 
-def make_executor(spec: str, *, timeout: float, capabilities: tuple[str, ...] = ()) -> Executor:
-    """Build the executor named by ``spec``; raise :class:`ConfigError` when it cannot be."""
+def make_executor(
+    spec: str,
+    *,
+    timeout: float,
+    capabilities: tuple[str, ...] = (),
+    agent: AgentOptions | None = None,
+) -> Executor:
+    """Build the executor named by ``spec``; raise :class:`ConfigError` when it cannot be.
+
+    ``agent`` configures the ``agent`` executor (``--omk-agent-*``, MCP config); other specs ignore it.
+    """
     spec = spec.strip()
     if not spec:
         raise ConfigError("the executor spec is empty")
+    if spec in _AGENT_SPECS:
+        return _agent(spec, timeout, agent)
     builtin = _BUILTINS.get(spec)
     if builtin is not None:
         return builtin(timeout)

@@ -43,7 +43,7 @@ from tests.fakes.llm_script import (
     to_rule,
     to_trigger,
 )
-from tests.fakes.llm_shapes import conversation, error_body, reply_body
+from tests.fakes.llm_shapes import conversation, error_body, first_user, reply_body, tool_results
 
 ROUTES: dict[str, Api] = {"/v1/chat/completions": "openai", "/v1/messages": "anthropic"}
 
@@ -61,6 +61,10 @@ class RecordedRequest:
     user: str
     system: str
     outcome: str
+    prompt: str = ""
+    """The first user message (the task of an agent conversation)."""
+    tool_result: str = ""
+    """The tool results sent since the model's last answer (``""`` when none)."""
 
 
 class FakeLLM:
@@ -165,11 +169,17 @@ class FakeLLM:
         api: Api | None = None,
         predicate: Callable[[RecordedRequest], bool] | None = None,
         latency: float | None = None,
+        prompt: str | None = None,
+        tool_result: str | None = None,
     ) -> Rule:
         """Answer requests whose last user message contains ``match`` (and whose system prompt
-        contains ``system``...) with ``reply``, or with ``replies`` in order."""
+        contains ``system``, first user message ``prompt``, latest tool results ``tool_result``...)
+        with ``reply``, or with ``replies`` in order."""
         answers = [to_answer(r) for r in (replies or [reply if reply is not None else ""])]
-        rule = Rule(answers, match=match, system=system, api=api, predicate=predicate, latency=latency)
+        rule = Rule(
+            answers, match=match, system=system, api=api, predicate=predicate, latency=latency,
+            prompt=prompt, tool_result=tool_result,
+        )
         with self._lock:
             self._rules.append(rule)
         return rule
@@ -242,7 +252,8 @@ class FakeLLM:
         api = ROUTES.get(path)
         headers = {k.lower(): v for k, v in handler.headers.items()}
         user, system, _ = conversation(api, body) if api else ("", "", [])
-        probe = RecordedRequest(handler.command, path, headers, body, api, user, system, "")
+        agent = (first_user(api, body), tool_results(api, body)) if api else ("", "")
+        probe = RecordedRequest(handler.command, path, headers, body, api, user, system, "", *agent)
         if api is None:
             self._record(replace(probe, outcome="not_found"))
             handler.send_json(404, error_body(None, Fault("status", message=f"no route POST {path}")))
@@ -250,7 +261,7 @@ class FakeLLM:
         answer, carried, delay = self._decide(api, user, system, probe)
         outcome = answer.kind if isinstance(answer, Fault) else "reply"
         serial = self._record(
-            RecordedRequest(handler.command, path, headers, body, api, user, system, outcome)
+            RecordedRequest(handler.command, path, headers, body, api, user, system, outcome, *agent)
         )
         if isinstance(answer, Reply) and answer.latency:
             delay = answer.latency

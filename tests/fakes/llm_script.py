@@ -9,7 +9,8 @@ A script can be built in Python or loaded from JSON (for the standalone server):
         {"match": "capital of France", "reply": "Paris"},
         {"match": "flaky", "replies": [{"fault": "server_error"}, "ok"]},
         {"system": "You are a judge", "reply": {"text": "{\\"score\\": 4}", "usage": [10, 5]}},
-        {"match": "weather", "reply": {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Oslo"}}]}}
+        {"match": "weather", "reply": {"tool_calls": [{"name": "get_weather", "arguments": {"city": "Oslo"}}]}},
+        {"prompt": "weather", "tool_result": "sunny", "reply": "It is sunny in Oslo."}
       ],
       "faults": [
         {"kind": "rate_limit", "retry_after": "1", "first": 2},
@@ -20,6 +21,11 @@ A script can be built in Python or loaded from JSON (for the standalone server):
 A reply is a string (text), a reply object (``text``, ``tool_calls``, ``usage`` as
 ``[input, output]``, ``finish_reason``, ``model``, ``latency``) or a fault object (``fault`` plus
 the :class:`Fault` fields). A rule's ``replies`` are consumed in order; the last one then repeats.
+
+For agent (tool-calling) conversations two more conditions help: ``prompt`` is a substring of the
+*first* user message (the task, whatever turn the conversation is at; with the Anthropic API the
+last user message holds tool results instead), and ``tool_result`` a substring of the tool results
+sent since the model's last answer (so a rule can react to what a tool returned).
 """
 
 from __future__ import annotations
@@ -99,11 +105,17 @@ class Rule:
     """Any test on the :class:`~tests.fakes.fake_llm.RecordedRequest` (Python scripts only)."""
     latency: float | None = None
     used: int = 0
+    prompt: str | None = None
+    """Substring of the first user message (the task of an agent conversation)."""
+    tool_result: str | None = None
+    """Substring of the tool results sent since the model's last answer."""
 
     def matches(self, api: Api, user: str, system: str, request: Any) -> bool:
         """Whether this rule applies to a request."""
         return (
             (self.match is None or self.match in user)
+            and (self.prompt is None or self.prompt in getattr(request, "prompt", ""))
+            and (self.tool_result is None or self.tool_result in getattr(request, "tool_result", ""))
             and (self.system is None or self.system in system)
             and (self.api is None or self.api == api)
             and (self.predicate is None or bool(self.predicate(request)))

@@ -51,6 +51,39 @@ def conversation(api: Api, body: Any) -> tuple[str, str, list[str]]:
     return (users[-1] if users else ""), system, texts
 
 
+def first_user(api: Api, body: Any) -> str:
+    """The text of the first user message (the task an agent conversation started with)."""
+    if not isinstance(body, dict):
+        return ""
+    users = [m for m in body.get("messages") or [] if isinstance(m, dict) and m.get("role") == "user"]
+    return _text_of(users[0].get("content")) if users else ""
+
+
+def tool_results(api: Api, body: Any) -> str:
+    """The tool results sent since the model's last answer, joined by newlines (``""`` if none).
+
+    OpenAI sends them as ``role: tool`` messages, Anthropic as ``tool_result`` blocks of the last
+    user message.
+    """
+    if not isinstance(body, dict):
+        return ""
+    messages = [m for m in body.get("messages") or [] if isinstance(m, dict)]
+    if api == "openai":
+        tail: list[dict[str, Any]] = []
+        for message in reversed(messages):
+            if message.get("role") != "tool":
+                break
+            tail.insert(0, message)
+        return "\n".join(_text_of(m.get("content")) for m in tail)
+    last = messages[-1] if messages else {}
+    content = last.get("content") if last.get("role") == "user" else None
+    if not isinstance(content, list):
+        return ""
+    return "\n".join(
+        _text_of(b.get("content")) for b in content if isinstance(b, dict) and b.get("type") == "tool_result"
+    )
+
+
 def _words(texts: Iterable[str]) -> int:
     return sum(len(t.split()) for t in texts)
 

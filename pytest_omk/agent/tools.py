@@ -1,0 +1,225 @@
+"""The agent's built-in tools: ``Bash``, ``Read``, ``Write``, ``Edit``, ``Glob`` and ``Grep``.
+
+Every tool works inside one directory, the sample's temporary working copy (:mod:`.isolation`).
+The file tools confine every path to it: a relative path is taken from the copy, an absolute path
+must lie inside it, and symbolic links are resolved before the check, so neither ``../..`` nor a
+link pointing elsewhere reaches the user's files. ``Bash`` starts in the copy but is a shell, not a
+sandbox: a command can still name any absolute path the user can reach. What it cannot do is
+outlive its timeout: it runs in its own process group, which is killed when the time is up and,
+to stop stray background jobs, when the command ends.
+
+Results sent back to the model are capped at :data:`MAX_OUTPUT_CHARS` characters; a longer result
+keeps its beginning and says how much was cut. Paths in ``Glob`` and ``Grep`` results are relative
+to the working copy, so traces do not depend on where the copy happened to be created.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pytest_omk.agent import file_tools
+from pytest_omk.agent.file_tools import ToolError
+
+MAX_OUTPUT_CHARS = 30_000
+"""Cap on the text of one tool result (the rest is replaced by a note saying how much was cut)."""
+_SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_ACCESS_KEY", "_ACCESS_KEY_ID")
+
+Status = Literal["success", "failure", "cancelled"]
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """The text a tool call produced, and whether it succeeded."""
+
+    output: str
+    success: bool = True
+    status: Status = "success"
+
+    @classmethod
+    def failed(cls, output: str, status: Status = "failure") -> ToolResult:
+        return cls(output, success=False, status=status)
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """What the model is told about a tool: its name, purpose and JSON Schema of arguments."""
+
+    name: str
+    description: str
+    schema: Mapping[str, Any]
+
+
+def truncate(text: str, limit: int = MAX_OUTPUT_CHARS) -> str:
+    """``text`` cut to ``limit`` characters, with a note of how many were dropped."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}\n[output truncated: {len(text) - limit} more characters]"
+
+
+def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
+
+
+_PATH = {"type": "string", "description": "Path relative to the working directory (or absolute inside it)"}
+
+BUILTIN_SPECS: tuple[ToolSpec, ...] = (
+    ToolSpec(
+        "Bash",
+        "Run a bash command in the working directory and return its combined stdout and stderr.",
+        _object({"command": {"type": "string", "description": "The command line to run"}}, ["command"]),
+    ),
+    ToolSpec(
+        "Read",
+        "Read a text file; lines are numbered from 1. Use offset and limit for long files.",
+        _object(
+            {
+                "file_path": _PATH,
+                "offset": {"type": "integer", "minimum": 1, "description": "First line to read (1-based)"},
+                "limit": {"type": "integer", "minimum": 1, "description": "Number of lines to read"},
+            },
+            ["file_path"],
+        ),
+    ),
+    ToolSpec(
+        "Write",
+        "Create or overwrite a text file (parent directories are created).",
+        _object({"file_path": _PATH, "content": {"type": "string"}}, ["file_path", "content"]),
+    ),
+    ToolSpec(
+        "Edit",
+        "Replace an exact string in a file. old_string must occur exactly once unless replace_all is true.",
+        _object(
+            {
+                "file_path": _PATH,
+                "old_string": {"type": "string"},
+                "new_string": {"type": "string"},
+                "replace_all": {"type": "boolean", "default": False},
+            },
+            ["file_path", "old_string", "new_string"],
+        ),
+    ),
+    ToolSpec(
+        "Glob",
+        "List files matching a glob pattern such as **/*.py, relative to the working directory.",
+        _object({"pattern": {"type": "string"}, "path": _PATH}, ["pattern"]),
+    ),
+    ToolSpec(
+        "Grep",
+        "Search file contents with a Python regular expression; prints path:line:text for each match.",
+        _object(
+            {
+                "pattern": {"type": "string", "description": "Python regular expression"},
+                "path": _PATH,
+                "glob": {"type": "string", "description": "Only search files whose path matches this glob"},
+                "ignore_case": {"type": "boolean", "default": False},
+                "files_only": {
+                    "type": "boolean",
+                    "default": False,
+                    "description": "List matching files only",
+                },
+            },
+            ["pattern"],
+        ),
+    ),
+)
+BUILTIN_NAMES = tuple(spec.name for spec in BUILTIN_SPECS)
+
+
+def shell_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment of ``Bash``: the user's, without credential-shaped variables.
+
+    Tool output goes back to the model provider, so a command such as ``env`` must not be able
+    to hand it the user's API keys.
+    """
+    return {
+        name: value
+        for name, value in environ.items()
+        if not name.upper().endswith(_SECRET_SUFFIXES)
+        and name.upper() not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+    }
+
+
+def _kill_group(pid: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+class BuiltinTools:
+    """Runs the built-in tools inside ``root`` with a per-call ``timeout`` in seconds."""
+
+    def __init__(self, root: Path, *, timeout: float, environ: Mapping[str, str] | None = None) -> None:
+        self.root = Path(os.path.realpath(root))
+        self.timeout = timeout
+        self._environ = shell_environment(os.environ if environ is None else environ)
+
+    async def run(self, name: str, arguments: Any) -> ToolResult:
+        """Run the built-in tool ``name``; bad arguments and confinement errors are failed results."""
+        if not isinstance(arguments, dict):
+            return ToolResult.failed(f"{name}: the arguments must be a JSON object")
+        try:
+            if name == "Bash":
+                return await self.bash(file_tools.text_arg(arguments, "command"))
+            text = await self._in_thread(name, arguments)
+        except ToolError as exc:
+            return ToolResult.failed(f"{name}: {exc}")
+        return ToolResult(truncate(text))
+
+    async def _in_thread(self, name: str, arguments: dict[str, Any]) -> str:
+        # File tools are synchronous; a thread keeps a large Grep from stalling other samples, and
+        # the deadline makes the thread itself stop (a thread cannot be cancelled from outside).
+        deadline = asyncio.get_running_loop().time() + self.timeout
+        clock = asyncio.get_running_loop().time
+        call = file_tools.dispatch(name, self.root, arguments, lambda: clock() > deadline)
+        try:
+            async with asyncio.timeout(self.timeout + 1):
+                return await asyncio.to_thread(call)
+        except TimeoutError:
+            raise ToolError(f"timed out after {self.timeout:g} s") from None
+
+    async def bash(self, command: str) -> ToolResult:
+        """Run ``command`` with ``bash -c`` in the working copy (see the module docstring)."""
+        env = {**self._environ, "PWD": str(self.root)}
+        # Output goes to a file, not a pipe: a background job holding a pipe open would keep us
+        # reading long after bash itself has exited.
+        with tempfile.TemporaryFile() as sink:
+            process = await asyncio.create_subprocess_exec(
+                "bash",
+                "-c",
+                command,
+                cwd=self.root,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=sink,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
+            timed_out = False
+            try:
+                async with asyncio.timeout(self.timeout):
+                    code = await process.wait()
+            except TimeoutError:
+                timed_out = True
+                code = -1
+            finally:
+                # Always: on timeout, on cancellation, and after a normal exit (stray jobs).
+                _kill_group(process.pid)
+                if process.returncode is None:
+                    await process.wait()
+            sink.seek(0)
+            output = sink.read(MAX_OUTPUT_CHARS * 4 + 1).decode("utf-8", "replace")
+        output = truncate(output)
+        if timed_out:
+            note = f"[omk-agent] Bash timed out after {self.timeout:g} s; its process group was killed"
+            return ToolResult.failed(f"{output}\n{note}" if output else note)
+        if code != 0:
+            return ToolResult.failed(f"{output}\n[exit code {code}]" if output else f"[exit code {code}]")
+        return ToolResult(output)
