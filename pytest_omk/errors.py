@@ -11,6 +11,10 @@
 
 from __future__ import annotations
 
+import re
+
+_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+
 
 class OmkError(Exception):
     """Base of every pytest-omk error."""
@@ -55,3 +59,16 @@ class ResolveError(OmkError):
 
 class JudgeError(OmkError):
     """The judge provider failed after retries (not a verdict about the model)."""
+
+
+def format_path(parts: list[str | int]) -> str:
+    """``["samples", 3, "assertions", 0, "weight"]`` -> ``samples[3].assertions[0].weight``."""
+    out = ""
+    for part in parts:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif _IDENT.match(part):
+            out += f".{part}" if out else part
+        else:
+            out += f"[{part!r}]"
+    return out

@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from pytest_omk.errors import SampleFileError
+from pytest_omk.errors import SampleFileError, format_path
 
 MAX_FILE_BYTES = 32 * 1024 * 1024
 MAX_ALIAS_USES = 10_000
@@ -184,6 +184,7 @@ def _parse_json(text: str, path: str) -> Any:
 def _parse_yaml(text: str, path: str) -> Any:
     text = text.removeprefix("\ufeff")
     loader = _OmkYamlLoader(text)
+    node: Any = None
     try:
         node = loader.get_single_node()
         if node is None:
@@ -201,7 +202,11 @@ def _parse_yaml(text: str, path: str) -> Any:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark is not None else None
         reason = exc.problem or exc.context or "invalid YAML"
-        raise SampleFileError(path, f"invalid YAML: {reason}", line=line) from None
+        where = None
+        if mark is not None and node is not None:
+            at = _path_to_mark(node, mark)
+            where = format_path(at) if at else None
+        raise SampleFileError(path, f"invalid YAML: {reason}", where=where, line=line) from None
     except yaml.YAMLError as exc:
         raise SampleFileError(path, f"invalid YAML: {exc}") from None
     except RecursionError:
@@ -273,6 +278,26 @@ def _check_depth(data: Any, path: str) -> None:
             stack.extend((v, depth + 1) for v in node.values())
         elif isinstance(node, list):
             stack.extend((v, depth + 1) for v in node)
+
+
+def _path_to_mark(root: Any, mark: Any) -> list[str | int] | None:
+    """The JSON path of the mapping key or node that starts at ``mark`` (for construction errors,
+    such as a duplicate key, that know where they are in the text but not in the document)."""
+    stack: list[tuple[Any, list[str | int]]] = [(root, [])]
+    while stack:
+        node, at = stack.pop()
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                name = getattr(key, "value", None)
+                here = [*at, name] if isinstance(name, str) else at
+                if key.start_mark.index == mark.index:
+                    return here
+                stack.append((value, here))
+        elif isinstance(node, yaml.SequenceNode):
+            stack.extend((child, [*at, i]) for i, child in enumerate(node.value))
+        elif node.start_mark.index == mark.index:
+            return at
+    return None
 
 
 def yaml_line_of(text: str, json_path: list[str | int]) -> int | None:

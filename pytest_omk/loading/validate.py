@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pydantic import ValidationError
 
-from pytest_omk.errors import SampleFileError
+from pytest_omk.errors import SampleFileError, format_path
 from pytest_omk.loading.parse import AmbiguousScalar, yaml_line_of
 from pytest_omk.models import SCHEMA_VERSION, SampleSet
 from pytest_omk.models._base import LocatedValueError
 
 MAX_REPORTED_ERRORS = 5
-_IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 
 JsonPath = tuple[str | int, ...]
 
@@ -171,19 +169,6 @@ def _data_path(loc: tuple[int | str, ...], data: Any, *, keep_last: bool) -> lis
         elif keep_last and position == len(loc) - 1 and isinstance(part, str):
             result.append(part)
     return result
-
-
-def format_path(parts: list[str | int]) -> str:
-    """``["samples", 3, "assertions", 0, "weight"]`` -> ``samples[3].assertions[0].weight``."""
-    out = ""
-    for part in parts:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        elif _IDENT.match(part):
-            out += f".{part}" if out else part
-        else:
-            out += f"[{part!r}]"
-    return out
 
 
 # Keys of older omk formats, with what v2 expects instead.

@@ -305,7 +305,6 @@ def test_invalid_file_is_a_located_collection_error(
     result.assert_outcomes(errors=1)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: a duplicate YAML key error names the line but not the JSON path")
 def test_duplicate_yaml_key_names_the_json_path(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
     write_samples(
         pytester,
