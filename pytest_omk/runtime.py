@@ -81,9 +81,10 @@ class ModelCalls:
             # The executor enforces its own timeout; this outer bound only guards against an
             # executor that ignores it, so a call can never hang the run.
             try:
-                result = await asyncio.wait_for(executor.execute(request), self.timeout + 5)
+                budget = getattr(executor, "time_budget", None) or self.timeout
+                result = await asyncio.wait_for(executor.execute(request), budget + 5)
             except TimeoutError:
-                raise TransientError(f"the call did not finish within {self.timeout:g}s") from None
+                raise TransientError(f"the call did not finish within {budget:g}s") from None
             if result.latencyMs is None:
                 elapsed = round((time.perf_counter() - start) * 1000, 3)
                 result = result.model_copy(update={"latencyMs": elapsed})

@@ -94,6 +94,7 @@ class AgentExecutor:
     ) -> None:
         """``timeout`` bounds each provider call; tools are bounded by ``options.tool_timeout``."""
         self.options = options or AgentOptions()
+        self._timeout = timeout
         self.provider = provider or make_provider(self.options.api, timeout, env=env)
         config = self.options.mcp_config_path()
         servers = load_mcp_servers(config) if config is not None else []
@@ -103,6 +104,11 @@ class AgentExecutor:
     def id(self) -> str:
         """``agent:<api>``: part of the recording key, so the two APIs never share recordings."""
         return f"agent:{self.provider.api}"
+
+    @property
+    def time_budget(self) -> float:
+        """Upper bound of one whole agent run: every turn may wait for the model and for a tool."""
+        return self.options.max_turns * (self._timeout + self.options.tool_timeout)
 
     def __repr__(self) -> str:
         return f"AgentExecutor(api={self.provider.api!r}, max_turns={self.options.max_turns})"
