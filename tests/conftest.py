@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
+
+# pytester's in-process runs drop every module first imported inside them. httpx loads httpcore,
+# h11 and anyio lazily at its first client; were that inside a run, later tests in this process
+# would import second copies, and httpx's exception mapping (keyed by the first copies' classes)
+# would stop recognising connection errors. Load them once, up front, for every test module.
+for _name in ("anyio", "h11", "httpcore._async.http11", "httpcore._backends.anyio", "mcp.client.stdio"):
+    importlib.import_module(_name)
 
 
 def _find_shared() -> Path | None:
