@@ -17,9 +17,16 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         values = [r["scores"][layer] for r in rows if r["scores"][layer] is not None]
         means[layer] = round2(sum(values) / len(values)) if values else None
     costs = [cost for cost in map(_cost, rows) if cost is not None]
-    missing_judge = sum(
-        1 for r in rows for entry in r["rubric"].values() if entry["status"] == "missing"
-    ) + sum(1 for r in rows for entry in r["assertions"] if entry["status"] == "missing" and _is_llm(entry["type"]))
+    # Why judge readings are missing, most frequent first (no judge, unparseable replies ...).
+    reasons = Counter(
+        _reason(entry["reason"]) for r in rows for entry in r["rubric"].values() if entry["status"] == "missing"
+    )
+    reasons.update(
+        _reason(entry["message"])
+        for r in rows
+        for entry in r["assertions"]
+        if entry["status"] == "missing" and _is_llm(entry["type"])
+    )
     return {
         "samples": len(rows),
         "outcomes": dict(Counter(r["outcome"] for r in rows)),
@@ -29,8 +36,14 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "replayed": sum(r["modelCalls"]["replayed"] for r in rows),
         },
         "costUSD": round(sum(costs), 6) if costs else None,
-        "judgeReadingsMissing": missing_judge,
+        "judgeReadingsMissing": sum(reasons.values()),
+        "judgeMissingReasons": dict(reasons.most_common()),
     }
+
+
+def _reason(message: str) -> str:
+    """A missing reading's reason without its per-sample detail (so equal causes group)."""
+    return message.split(" (", 1)[0].removeprefix("not scored: ")
 
 
 def _cost(row: dict[str, Any]) -> float | None:
@@ -106,5 +119,6 @@ def render_summary(rows: list[dict[str, Any]], *, verbose: bool) -> list[str]:
         f"cost: {'-' if cost is None else f'${cost:.4f}'}"
     )
     if totals["judgeReadingsMissing"]:
-        lines.append(f"judge readings missing: {totals['judgeReadingsMissing']} (see the skipped subtests)")
+        causes = "; ".join(f"{count} × {why}" for why, count in totals["judgeMissingReasons"].items())
+        lines.append(f"judge readings missing: {totals['judgeReadingsMissing']} ({causes})")
     return lines
