@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -48,8 +49,14 @@ def load_file(path: Path, *, display: str | None = None) -> SampleBundle:
     """Read, parse and validate one sample file."""
     shown = display or str(path)
     try:
-        # One byte past the limit is enough for parse_text to refuse an oversized file.
         with path.open("rb") as stream:
+            # An oversized file is refused from its size, before anything is read; reading stops
+            # one byte past the limit anyway (a file still growing, a pipe), for parse_text to refuse.
+            size = os.fstat(stream.fileno()).st_size
+            if size > MAX_FILE_BYTES:
+                raise SampleFileError(
+                    shown, f"file is {size:,} bytes; sample files may be at most {MAX_FILE_BYTES:,} bytes"
+                )
             raw = stream.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
         raise SampleFileError(shown, f"cannot read file: {exc.strerror}") from None

@@ -1,0 +1,213 @@
+"""Interruption leaves nothing behind: Ctrl-C (SIGINT to pytest's process group, as a terminal
+sends it) in the middle of a concurrent run stops pytest within seconds, with no process of the
+run still alive and no partial recording.
+
+Four runs are interrupted: HTTP calls to a slow fake model (2-5 s per answer, 8 in flight), a
+command executor sleeping in a child process, the agent executor while its Bash tool runs
+``sleep 30``, and a run that started an MCP server to resolve URLs. Every process a run starts
+inherits a marker in its environment, so a scan of ``/proc`` finds anything left, whatever its
+process group (commands and tools run in sessions of their own, which a terminal's Ctrl-C never
+reaches: pytest-omk itself must end them).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.fakes.fake_llm import FakeLLM
+from tests.reliability.helpers import (
+    PytestProcess,
+    audit_recordings,
+    marked_processes,
+    pid_alive,
+    pytest_process,
+    require_proc,
+    wait_until,
+)
+
+SCHEMA = "omk.eval-sample-set/v2"
+MCP_DOCS_SERVER = Path(__file__).resolve().parents[1] / "fakes" / "mcp_docs_server.py"
+KEY = "sk-interrupt-key-000111222"
+STOP_WITHIN = 5.0
+"""Seconds from SIGINT to pytest's exit (it must also have killed its children by then)."""
+
+
+@pytest.fixture(autouse=True)
+def _linux_only() -> None:
+    require_proc()
+
+
+def samples(count: int, **extra: Any) -> dict[str, Any]:
+    return {
+        "schemaVersion": SCHEMA,
+        "samples": [
+            {"sample_id": f"s{i:02d}", "prompt": f"Question {i:02d}: say something.", **extra} for i in range(count)
+        ],
+    }
+
+
+def pids_in(path: Path) -> set[int]:
+    """Process ids written one per line (by our commands and tools)."""
+    if not path.exists():
+        return set()
+    return {int(line) for line in path.read_text(encoding="utf-8").split() if line.strip().isdigit()}
+
+
+@pytest.fixture
+def env(fake_llm: FakeLLM) -> dict[str, str]:
+    return {"OPENAI_BASE_URL": fake_llm.openai_base_url, "OPENAI_API_KEY": KEY}
+
+
+def interrupt(run: PytestProcess) -> float:
+    """Ctrl-C: SIGINT to pytest's process group; returns the seconds until pytest exited."""
+    started = time.monotonic()
+    os.killpg(run.pid, signal.SIGINT)
+    try:
+        run.wait(STOP_WITHIN + 20)
+    except Exception:
+        pytest.fail(f"pytest did not stop after SIGINT: {run.output()}")
+    return time.monotonic() - started
+
+
+def assert_clean_stop(run: PytestProcess, seconds: float, recordings: Path) -> str:
+    """The run stopped in time, as an interruption, and left no process and no partial file."""
+    out, err = run.output()
+    assert run.proc.returncode == pytest.ExitCode.INTERRUPTED, (run.proc.returncode, out, err)
+    assert "KeyboardInterrupt" in out + err
+    assert seconds < STOP_WITHIN, f"pytest took {seconds:.1f} s to stop"
+    # Whatever was still running went with it (a moment's grace for the kernel to reap).
+    assert wait_until(lambda: not marked_processes(run.mark), timeout=2), marked_processes(run.mark)
+    audit = audit_recordings(recordings)
+    assert not audit.problems, audit.problems
+    assert not audit.temps, audit.temps
+    return out
+
+
+@pytest.fixture
+def run_dir(tmp_path: Path) -> Path:
+    directory = tmp_path / "run"
+    directory.mkdir()
+    return directory
+
+
+# --- HTTP calls to a slow model -------------------------------------------------------------------
+
+
+def test_ctrl_c_during_slow_http_calls(run_dir: Path, fake_llm: FakeLLM, env: dict[str, str]) -> None:
+    fake_llm.script(default="ok")
+    for i in range(24):
+        fake_llm.add_rule(f"Question {i:02d}:", f"answer {i}", latency=2.0 + (i % 4))  # 2, 3, 4 or 5 s
+    write_samples_file(run_dir, samples(24))
+    args = ["--omk-executor=openai", "--omk-judge=none", "--omk-concurrency=8", "--omk-recordings=recs",
+            "--omk-record-mode=new_episodes", "-p", "no:cacheprovider"]
+    with pytest_process(args, cwd=run_dir, env=env, logs=run_dir / "logs") as run:
+        # Interrupt once the first answers are recorded and the next eight calls are in flight.
+        assert wait_until(lambda: len(list((run_dir / "recs").rglob("*.json"))) >= 2, timeout=30), run.output()
+        assert wait_until(lambda: len(fake_llm.requests) >= 10, timeout=10)
+        seconds = interrupt(run)
+        assert_clean_stop(run, seconds, run_dir / "recs")
+    audit = audit_recordings(run_dir / "recs")
+    assert 2 <= len(audit.documents) < 24
+    for document in audit.documents:
+        assert document.result["output"] == f"answer {int(document.label[1:])}"
+
+
+def write_samples_file(directory: Path, document: dict[str, Any]) -> Path:
+    path = directory / "eval-samples.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    return path
+
+
+# --- a command executor that sleeps in a child process --------------------------------------------
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
+def test_ctrl_c_during_sleeping_commands(run_dir: Path, env: dict[str, str], workers: list[str]) -> None:
+    pids = run_dir / "pids.txt"
+    # The shell starts `sleep 30` as a child and waits for it; both pids are written down.
+    script = f"sleep 30 & echo $! >> {shlex.quote(str(pids))}; echo $$ >> {shlex.quote(str(pids))}; wait"
+    write_samples_file(run_dir, samples(6))
+    args = [f"--omk-executor=command:sh -c {shlex.quote(script)}", "--omk-judge=none", "--omk-concurrency=8",
+            "--omk-timeout=60", "--omk-recordings=recs", "--omk-record-mode=new_episodes", "-p", "no:cacheprovider",
+            *workers]
+    # Under xdist each worker runs its own items' commands, one at a time.
+    expected = 12 if not workers else 4
+    with pytest_process(args, cwd=run_dir, env=env, logs=run_dir / "logs") as run:
+        assert wait_until(lambda: len(pids_in(pids)) >= expected, timeout=30), run.output()
+        started = pids_in(pids)
+        assert all(pid_alive(pid) for pid in started)
+        seconds = interrupt(run)
+        assert_clean_stop(run, seconds, run_dir / "recs")
+    assert not [pid for pid in started if pid_alive(pid)]
+    assert audit_recordings(run_dir / "recs").documents == []
+
+
+# --- the agent's Bash tool running `sleep 30` ------------------------------------------------------
+
+
+def test_ctrl_c_during_an_agent_bash_tool(run_dir: Path, fake_llm: FakeLLM, env: dict[str, str]) -> None:
+    pids = run_dir / "agent-pids.txt"
+    command = f"sleep 30 & echo $! >> {shlex.quote(str(pids))}; echo $$ >> {shlex.quote(str(pids))}; wait"
+    fake_llm.script(default="done")
+    # Every sample's first turn runs the command (the interrupt comes long before it ends).
+    fake_llm.add_rule(prompt="Question", reply={"tool_calls": [{"name": "Bash", "arguments": {"command": command}}]})
+    write_samples_file(run_dir, samples(3))
+    args = ["--omk-executor=agent", "--omk-judge=none", "--omk-agent-tool-timeout=60", "--omk-timeout=60",
+            "--omk-recordings=recs", "--omk-record-mode=new_episodes", "-p", "no:cacheprovider"]
+    with pytest_process(args, cwd=run_dir, env=env, logs=run_dir / "logs") as run:
+        assert wait_until(lambda: len(pids_in(pids)) >= 6, timeout=30), run.output()
+        started = pids_in(pids)
+        seconds = interrupt(run)
+        assert_clean_stop(run, seconds, run_dir / "recs")
+    assert not [pid for pid in started if pid_alive(pid)]
+    assert audit_recordings(run_dir / "recs").documents == []
+
+
+# --- an MCP server started for URL resolution ------------------------------------------------------
+
+
+def test_ctrl_c_after_an_mcp_server_started(run_dir: Path, fake_llm: FakeLLM, env: dict[str, str]) -> None:
+    pidfile = run_dir / "mcp.pid"
+    server = {
+        "command": sys.executable,
+        "args": [str(MCP_DOCS_SERVER)],
+        "env": {"DOCS_API_TOKEN": "tok-interrupt-0a1b2c3d", "MCP_DOCS_PIDFILE": str(pidfile)},
+        "urlPatterns": ["docs.corp.dev"],
+        "fetchTool": {
+            "name": "fetch_doc",
+            "urlTransform": {"regex": r"docs\.corp\.dev/([^/]+)/([^/?#]+)", "params": {"namespace": "$1", "slug": "$2"}},
+            "contentExtract": "data.body",
+        },
+    }
+    (run_dir / ".mcp.json").write_text(json.dumps({"mcpServers": {"docs": server}}), encoding="utf-8")
+    fake_llm.script(default="ok", latency=30.0)
+    document = samples(4)
+    for i, sample in enumerate(document["samples"]):
+        sample["prompt"] += f" See https://docs.corp.dev/team/page-{i}"
+    write_samples_file(run_dir, document)
+    args = ["--omk-executor=openai", "--omk-judge=none", "--omk-concurrency=8", "--omk-timeout=60",
+            "--omk-recordings=recs", "--omk-record-mode=new_episodes", "-p", "no:cacheprovider"]
+    with pytest_process(args, cwd=run_dir, env=env, logs=run_dir / "logs") as run:
+        # The pages were fetched through the server and the model calls are in flight.
+        assert wait_until(lambda: len(fake_llm.requests) >= 4, timeout=30), run.output()
+        server_pid = int(pidfile.read_text(encoding="utf-8"))
+        assert pid_alive(server_pid)
+        # The server runs in a process group of its own, which Ctrl-C does not reach: pytest-omk
+        # must stop it.
+        assert os.getpgid(server_pid) != run.pid
+        seconds = interrupt(run)
+        assert_clean_stop(run, seconds, run_dir / "recs")
+    assert not pid_alive(server_pid)
+    audit = audit_recordings(run_dir / "recs")
+    assert len([d for d in audit.documents if d.kind == "fetch"]) == 4  # the four pages, whole
+    assert audit.labels("execute") == []
+
