@@ -81,11 +81,14 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> Any:
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Any:
     config = parent.config
-    resolved = file_path.resolve()
-    if resolved in config.stash.get(explicit_files_key, set()):
-        return SampleFile.from_parent(parent, path=file_path)
-    if resolved.parent in config.stash.get(explicit_dirs_key, set()):
-        return None  # collected by its SplitDirectory
+    files, dirs = config.stash.get(explicit_files_key, set()), config.stash.get(explicit_dirs_key, set())
+    # This hook sees every file pytest walks: resolve paths only when --omk-samples asks for it.
+    if files or dirs:
+        resolved = file_path.resolve()
+        if resolved in files:
+            return SampleFile.from_parent(parent, path=file_path)
+        if resolved.parent in dirs:
+            return None  # collected by its SplitDirectory
     name = file_path.name
     if name == "SKILL.md":
         found = skill_samples(file_path)
