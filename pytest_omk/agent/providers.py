@@ -15,9 +15,8 @@ executor, and an API key never appears in a message.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 import httpx
@@ -26,9 +25,7 @@ from pytest_omk.agent.tools import ToolSpec
 from pytest_omk.errors import ConfigError
 from pytest_omk.execute import anthropic as anthropic_api
 from pytest_omk.execute import openai as openai_api
-from pytest_omk.execute.http_client import JsonApiClient
-from pytest_omk.execute.http_errors import malformed
-from pytest_omk.execute.pricing import cost_usd, priced_name
+from pytest_omk.execute.http_client import JsonApiClient, json_str
 
 Api = Literal["openai", "anthropic"]
 AGENT_APIS: tuple[Api, ...] = ("openai", "anthropic")
@@ -95,20 +92,6 @@ class Provider(Protocol):
         ...
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-@dataclass
-class _Http:
-    client: JsonApiClient
-    url: str
-    headers: dict[str, str] = field(default_factory=dict)
-
-    async def post(self, body: Mapping[str, Any]) -> tuple[dict[str, Any], float]:
-        return await self.client.post(self.url, headers=self.headers, body=body)
-
-
 class OpenAIProvider:
     """Chat completions with function tools (see the module docstring)."""
 
@@ -122,16 +105,8 @@ class OpenAIProvider:
         env: Mapping[str, str] | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        environ = os.environ if env is None else env
-        url = openai_api.chat_completions_url(environ.get("OPENAI_BASE_URL") or openai_api.DEFAULT_BASE_URL)
-        key = environ.get("OPENAI_API_KEY") or None
         # As the plain openai executor: only api.openai.com insists on a key, and only live calls need it.
-        self._key_missing = key is None and httpx.URL(url).host == "api.openai.com"
-        headers = {"content-type": "application/json", "accept": "application/json"}
-        if key:
-            headers["authorization"] = f"Bearer {key}"
-        client = JsonApiClient(provider="openai", timeout=timeout, secrets=(key,), transport=transport)
-        self._http = _Http(client, url, headers)
+        self._http = JsonApiClient(openai_api.endpoint(env), timeout=timeout, transport=transport)
 
     def start(self, system: str | None, prompt: str) -> Messages:
         messages: Messages = [{"role": "system", "content": system}] if system else []
@@ -141,8 +116,6 @@ class OpenAIProvider:
         self, messages: Messages, tools: Sequence[ToolSpec], model: str, system: str | None
     ) -> ModelTurn:
         # The system prompt is already the first message (see start()).
-        if self._key_missing:
-            raise ConfigError("OPENAI_API_KEY environment variable is not set")
         body: dict[str, Any] = {"model": model, "messages": messages}
         if tools:
             body["tools"] = [
@@ -153,12 +126,7 @@ class OpenAIProvider:
                 for t in tools
             ]
         data, elapsed = await self._http.post(body)
-        choices = data.get("choices")
-        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            raise malformed("openai", "no choices in the response")
-        message = choices[0].get("message")
-        if not isinstance(message, dict):
-            raise malformed("openai", "choices[0] has no message")
+        message, finish = openai_api.first_choice(data)
         content = message.get("content")
         calls = [self._call(raw) for raw in message.get("tool_calls") or [] if isinstance(raw, dict)]
         history: dict[str, Any] = {
@@ -167,28 +135,15 @@ class OpenAIProvider:
         }
         if calls:
             history["tool_calls"] = [raw for raw in message["tool_calls"] if isinstance(raw, dict)]
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-        assert isinstance(usage, dict)
-        prompt_tokens, completion_tokens = (
-            _int(usage.get("prompt_tokens")),
-            _int(usage.get("completion_tokens")),
-        )
-        details = usage.get("prompt_tokens_details")
-        cached = _int(details.get("cached_tokens")) if isinstance(details, dict) else None
-        cost = None
-        if prompt_tokens is not None and completion_tokens is not None:
-            cached = min(cached or 0, prompt_tokens)
-            name = priced_name(model, data.get("model"))
-            cost = cost_usd(name, prompt_tokens - cached, completion_tokens, cache_read_tokens=cached)
-        finish = choices[0].get("finish_reason")
+        usage = openai_api.usage(data, model)
         return ModelTurn(
             text=content if isinstance(content, str) else "",
             calls=calls,
             message=history,
-            stop_reason=finish if isinstance(finish, str) else None,
-            input_tokens=prompt_tokens,
-            output_tokens=completion_tokens,
-            cost=cost,
+            stop_reason=finish,
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cost=usage.cost,
             elapsed_ms=elapsed,
         )
 
@@ -212,7 +167,7 @@ class OpenAIProvider:
             messages.append({"role": "tool", "tool_call_id": reply.call.id, "content": reply.output})
 
     async def aclose(self) -> None:
-        await self._http.client.aclose()
+        await self._http.aclose()
 
 
 class AnthropicProvider:
@@ -228,19 +183,7 @@ class AnthropicProvider:
         env: Mapping[str, str] | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        environ = os.environ if env is None else env
-        url = anthropic_api.messages_url(environ.get("ANTHROPIC_BASE_URL") or anthropic_api.DEFAULT_BASE_URL)
-        self._key = environ.get("ANTHROPIC_API_KEY") or ""
-        headers = {
-            "content-type": "application/json",
-            "accept": "application/json",
-            "x-api-key": self._key,
-            "anthropic-version": anthropic_api.API_VERSION,
-        }
-        client = JsonApiClient(
-            provider="anthropic", timeout=timeout, secrets=(self._key,), transport=transport
-        )
-        self._http = _Http(client, url, headers)
+        self._http = JsonApiClient(anthropic_api.endpoint(env), timeout=timeout, transport=transport)
 
     def start(self, system: str | None, prompt: str) -> Messages:
         return [{"role": "user", "content": prompt}]
@@ -248,8 +191,6 @@ class AnthropicProvider:
     async def complete(
         self, messages: Messages, tools: Sequence[ToolSpec], model: str, system: str | None
     ) -> ModelTurn:
-        if not self._key:
-            raise ConfigError("ANTHROPIC_API_KEY environment variable is not set")
         body: dict[str, Any] = {"model": model, "max_tokens": anthropic_api.MAX_TOKENS, "messages": messages}
         if system:
             body["system"] = system
@@ -258,13 +199,7 @@ class AnthropicProvider:
                 {"name": t.name, "description": t.description, "input_schema": t.schema} for t in tools
             ]
         data, elapsed = await self._http.post(body)
-        blocks = data.get("content")
-        if not isinstance(blocks, list):
-            raise malformed("anthropic", "no content in the response")
-        blocks = [b for b in blocks if isinstance(b, dict)]
-        text = "".join(
-            b["text"] for b in blocks if b.get("type") == "text" and isinstance(b.get("text"), str)
-        )
+        blocks = anthropic_api.content_blocks(data)
         calls = [
             CallRequest(
                 str(b.get("id") or ""),
@@ -274,26 +209,15 @@ class AnthropicProvider:
             for b in blocks
             if b.get("type") == "tool_use"
         ]
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-        assert isinstance(usage, dict)
-        fresh, output_tokens = _int(usage.get("input_tokens")), _int(usage.get("output_tokens"))
-        cache_read = _int(usage.get("cache_read_input_tokens")) or 0
-        cache_write = _int(usage.get("cache_creation_input_tokens")) or 0
-        cost = None
-        if fresh is not None and output_tokens is not None:
-            name = priced_name(model, data.get("model"))
-            cost = cost_usd(
-                name, fresh, output_tokens, cache_read_tokens=cache_read, cache_write_tokens=cache_write
-            )
-        stop = data.get("stop_reason")
+        usage = anthropic_api.usage(data, model)
         return ModelTurn(
-            text=text,
+            text=anthropic_api.text_of(blocks),
             calls=calls,
             message={"role": "assistant", "content": blocks},
-            stop_reason=stop if isinstance(stop, str) else None,
-            input_tokens=None if fresh is None else fresh + cache_read + cache_write,
-            output_tokens=output_tokens,
-            cost=cost,
+            stop_reason=json_str(data.get("stop_reason")),
+            input_tokens=usage.input_tokens,
+            output_tokens=usage.output_tokens,
+            cost=usage.cost,
             elapsed_ms=elapsed,
         )
 
@@ -312,7 +236,7 @@ class AnthropicProvider:
             messages.append({"role": "user", "content": content})
 
     async def aclose(self) -> None:
-        await self._http.client.aclose()
+        await self._http.aclose()
 
 
 def make_provider(api: str, timeout: float, *, env: Mapping[str, str] | None = None) -> Provider:

@@ -13,9 +13,15 @@ from typing import Any
 
 import httpx
 
-from pytest_omk.errors import ConfigError
 from pytest_omk.execute.base import ExecutionRequest
-from pytest_omk.execute.http_client import JsonApiClient
+from pytest_omk.execute.http_client import (
+    ApiEndpoint,
+    JsonApiClient,
+    Usage,
+    http_base_url,
+    json_int,
+    json_str,
+)
 from pytest_omk.execute.http_errors import malformed
 from pytest_omk.execute.pricing import cost_usd, priced_name
 from pytest_omk.models.results import ExecutionResult
@@ -28,19 +34,67 @@ MAX_TOKENS = 8192
 
 def messages_url(base_url: str) -> str:
     """``base_url`` + ``/v1/messages`` (a trailing ``/v1`` in ``base_url`` is not repeated)."""
-    try:
-        url = httpx.URL(base_url.strip())
-    except httpx.InvalidURL as exc:
-        raise ConfigError(f"ANTHROPIC_BASE_URL is not a valid URL: {exc}") from None
-    if url.scheme not in ("http", "https") or not url.host:
-        raise ConfigError(f"ANTHROPIC_BASE_URL must be an http(s) URL with a host, got {base_url!r}")
+    url = http_base_url(base_url, "ANTHROPIC_BASE_URL")
     path = url.path.rstrip("/").removesuffix("/v1")
     return str(url.copy_with(path=path + "/v1/messages"))
 
 
-def _tokens(usage: Mapping[str, Any], key: str) -> int | None:
-    value = usage.get(key)
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+def endpoint(
+    env: Mapping[str, str] | None = None, *, base_url: str | None = None, api_key: str | None = None
+) -> ApiEndpoint:
+    """The Messages API endpoint from ``base_url`` / ``api_key``, else ``ANTHROPIC_BASE_URL`` /
+    ``ANTHROPIC_API_KEY`` in ``env`` (default ``os.environ``); a live call needs the key."""
+    environ = os.environ if env is None else env
+    url = messages_url(base_url or environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL)
+    key = api_key or environ.get("ANTHROPIC_API_KEY") or ""
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json",
+        "x-api-key": key,
+        "anthropic-version": API_VERSION,
+    }
+    missing = None if key else "ANTHROPIC_API_KEY environment variable is not set"
+    return ApiEndpoint("anthropic", url, headers, key, missing)
+
+
+def content_blocks(data: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The answer's content blocks (objects only); a malformed-response error without a list."""
+    blocks = data.get("content")
+    if not isinstance(blocks, list):
+        raise malformed("anthropic", "no content in the response")
+    return [block for block in blocks if isinstance(block, dict)]
+
+
+def text_of(blocks: list[dict[str, Any]]) -> str:
+    """The text blocks joined."""
+    return "".join(
+        block["text"]
+        for block in blocks
+        if block.get("type") == "text" and isinstance(block.get("text"), str)
+    )
+
+
+def usage(data: Mapping[str, Any], model: str) -> Usage:
+    """The whole prompt's tokens (cached parts included), output tokens, and the cost."""
+    raw_usage = data.get("usage")
+    counts: Mapping[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
+    fresh = json_int(counts.get("input_tokens"))
+    output_tokens = json_int(counts.get("output_tokens"))
+    cache_read = json_int(counts.get("cache_read_input_tokens")) or 0
+    cache_write = json_int(counts.get("cache_creation_input_tokens")) or 0
+    # input_tokens excludes cached prompt tokens; report the whole prompt, bill each part at its rate.
+    input_tokens = None if fresh is None else fresh + cache_read + cache_write
+    cost = None
+    if fresh is not None and output_tokens is not None:
+        # The requested alias first; the served snapshot name (``data.model``) as a fallback.
+        cost = cost_usd(
+            priced_name(model, data.get("model")),
+            fresh,
+            output_tokens,
+            cache_read_tokens=cache_read,
+            cache_write_tokens=cache_write,
+        )
+    return Usage(input_tokens, output_tokens, cost)
 
 
 class AnthropicExecutor:
@@ -60,14 +114,9 @@ class AnthropicExecutor:
     ) -> None:
         """Read ``ANTHROPIC_BASE_URL`` / ``ANTHROPIC_API_KEY`` from ``env`` (default
         ``os.environ``) unless given; a missing key is a ``ConfigError`` at the first live call."""
-        environ = os.environ if env is None else env
-        self.url = messages_url(base_url or environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL)
-        # A missing key is reported when a live call is attempted, not here: a run that replays
-        # recordings (CI) needs no key at all.
-        self._api_key = api_key or environ.get("ANTHROPIC_API_KEY") or ""
-        self._http = JsonApiClient(
-            provider="anthropic", timeout=timeout, secrets=(self._api_key,), transport=transport
-        )
+        api = endpoint(env, base_url=base_url, api_key=api_key)
+        self._http = JsonApiClient(api, timeout=timeout, transport=transport)
+        self.url = api.url
 
     def __repr__(self) -> str:
         # The key is deliberately absent: reprs end up in tracebacks and logs.
@@ -90,43 +139,10 @@ class AnthropicExecutor:
         ``json_mode`` adds nothing to the request: the Messages API has no JSON switch, and judge
         prompts already ask for JSON in words.
         """
-        if not self._api_key:
-            raise ConfigError("ANTHROPIC_API_KEY environment variable is not set")
         model = request.model or DEFAULT_MODEL
-        headers = {
-            "content-type": "application/json",
-            "accept": "application/json",
-            "x-api-key": self._api_key,
-            "anthropic-version": API_VERSION,
-        }
-        data, elapsed_ms = await self._http.post(self.url, headers=headers, body=self._body(request, model))
-        blocks = data.get("content")
-        if not isinstance(blocks, list):
-            raise malformed("anthropic", "no content in the response")
-        text = "".join(
-            block["text"]
-            for block in blocks
-            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
-        )
-        raw_usage = data.get("usage")
-        usage: Mapping[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
-        fresh = _tokens(usage, "input_tokens")
-        output_tokens = _tokens(usage, "output_tokens")
-        cache_read = _tokens(usage, "cache_read_input_tokens") or 0
-        cache_write = _tokens(usage, "cache_creation_input_tokens") or 0
-        # input_tokens excludes cached prompt tokens; report the whole prompt, bill each part at its rate.
-        input_tokens = None if fresh is None else fresh + cache_read + cache_write
-        cost = None
-        if fresh is not None and output_tokens is not None:
-            # The requested alias first; the served snapshot name (``data.model``) as a fallback.
-            cost = cost_usd(
-                priced_name(model, data.get("model")),
-                fresh,
-                output_tokens,
-                cache_read_tokens=cache_read,
-                cache_write_tokens=cache_write,
-            )
-        stop = data.get("stop_reason")
+        data, elapsed_ms = await self._http.post(self._body(request, model))
+        text = text_of(content_blocks(data))
+        input_tokens, output_tokens, cost = usage(data, model)
         return ExecutionResult(
             output=text,
             inputTokens=input_tokens,
@@ -135,7 +151,7 @@ class AnthropicExecutor:
             latencyMs=elapsed_ms,
             durationApiMs=elapsed_ms,
             numTurns=1,
-            stopReason=stop if isinstance(stop, str) else None,
+            stopReason=json_str(data.get("stop_reason")),
         )
 
     async def aclose(self) -> None:

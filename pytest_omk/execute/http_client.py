@@ -1,7 +1,9 @@
 """The one HTTP code path of the API executors: POST a JSON body, get a JSON object back.
 
-Each executor owns one :class:`JsonApiClient`, which owns one ``httpx.AsyncClient`` so that
-connections are kept alive across calls. An ``httpx.AsyncClient``'s pooled connections belong to
+An :class:`ApiEndpoint` says where and how one provider is called (URL, headers, API key); the
+``openai`` and ``anthropic`` modules build theirs, used by both the plain executors and the
+agent's tool-calling providers. Each executor owns one :class:`JsonApiClient`, which owns one
+``httpx.AsyncClient`` so that connections are kept alive across calls. An ``httpx.AsyncClient``'s pooled connections belong to
 the event loop that opened them; if the caller drives the executor from a new loop (for example
 one ``asyncio.run`` per test item), the client is replaced rather than reused across loops,
 which would otherwise fail with "Event loop is closed".
@@ -13,29 +15,73 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 import httpx
 
+from pytest_omk.errors import ConfigError
 from pytest_omk.execute.http_errors import check_status, json_object, timed_out, transport_error
 
 
+def http_base_url(base_url: str, variable: str) -> httpx.URL:
+    """``base_url`` parsed; ``ConfigError`` naming ``variable`` unless it is an http(s) URL with a host."""
+    try:
+        url = httpx.URL(base_url.strip())
+    except httpx.InvalidURL as exc:
+        raise ConfigError(f"{variable} is not a valid URL: {exc}") from None
+    if url.scheme not in ("http", "https") or not url.host:
+        raise ConfigError(f"{variable} must be an http(s) URL with a host, got {base_url!r}")
+    return url
+
+
+def json_int(value: Any) -> int | None:
+    """``value`` when it is a JSON integer (not a bool), else ``None``."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def json_str(value: Any) -> str | None:
+    """``value`` when it is a string, else ``None``."""
+    return value if isinstance(value, str) else None
+
+
+class Usage(NamedTuple):
+    """The token counts and cost of one API answer (``None`` where the provider did not say)."""
+
+    input_tokens: int | None
+    output_tokens: int | None
+    cost: float | None
+
+
+@dataclass(frozen=True)
+class ApiEndpoint:
+    """Where and how one provider is called."""
+
+    provider: str
+    url: str
+    headers: Mapping[str, str]
+    api_key: str | None
+    missing_key: str | None = None
+    """The ``ConfigError`` message of a live call, when a required key is absent. It is raised at
+    the first call rather than at construction: replaying recordings (CI) needs no key at all."""
+
+
 class JsonApiClient:
-    """POSTs JSON to one provider with a per-call deadline and our error mapping."""
+    """POSTs JSON to one provider's endpoint with a per-call deadline and our error mapping."""
 
     def __init__(
         self,
+        endpoint: ApiEndpoint,
         *,
-        provider: str,
         timeout: float,
-        secrets: tuple[str | None, ...] = (),
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout!r}")
-        self.provider = provider
+        self.endpoint = endpoint
+        self.provider = endpoint.provider
         self.timeout = timeout
-        self._secrets = secrets
+        self._secrets = (endpoint.api_key,)
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -53,15 +99,17 @@ class JsonApiClient:
             self._loop = loop
         return self._client
 
-    async def post(
-        self, url: str, *, headers: Mapping[str, str], body: Mapping[str, Any]
-    ) -> tuple[dict[str, Any], float]:
-        """POST ``body`` to ``url``; return the JSON object answered and the elapsed milliseconds.
+    async def post(self, body: Mapping[str, Any]) -> tuple[dict[str, Any], float]:
+        """POST ``body`` to the endpoint; return the JSON object answered and the elapsed milliseconds.
 
-        Raises ``TransientError`` or ``ExecutionError`` as described in :mod:`http_errors`.
+        Raises ``ConfigError`` when the endpoint's required key is missing, and ``TransientError``
+        or ``ExecutionError`` as described in :mod:`http_errors`.
         """
+        if self.endpoint.missing_key is not None:
+            raise ConfigError(self.endpoint.missing_key)
+        headers = self.endpoint.headers
         client = self._current_client()
-        target = httpx.URL(url)
+        target = httpx.URL(self.endpoint.url)
         started = time.perf_counter()
         try:
             # httpx's timeout bounds each read, not the call: a body trickling in byte by byte

@@ -14,9 +14,15 @@ from typing import Any
 
 import httpx
 
-from pytest_omk.errors import ConfigError
 from pytest_omk.execute.base import ExecutionRequest
-from pytest_omk.execute.http_client import JsonApiClient
+from pytest_omk.execute.http_client import (
+    ApiEndpoint,
+    JsonApiClient,
+    Usage,
+    http_base_url,
+    json_int,
+    json_str,
+)
 from pytest_omk.execute.http_errors import malformed
 from pytest_omk.execute.pricing import cost_usd, priced_name
 from pytest_omk.models.results import ExecutionResult
@@ -28,20 +34,59 @@ _KEY_REQUIRED_HOST = "api.openai.com"
 
 def chat_completions_url(base_url: str) -> str:
     """``base_url`` + ``/v1`` (unless its path already ends in ``/v1``) + ``/chat/completions``."""
-    try:
-        url = httpx.URL(base_url.strip())
-    except httpx.InvalidURL as exc:
-        raise ConfigError(f"OPENAI_BASE_URL is not a valid URL: {exc}") from None
-    if url.scheme not in ("http", "https") or not url.host:
-        raise ConfigError(f"OPENAI_BASE_URL must be an http(s) URL with a host, got {base_url!r}")
+    url = http_base_url(base_url, "OPENAI_BASE_URL")
     path = url.path.rstrip("/")
     if not path.endswith("/v1"):
         path += "/v1"
     return str(url.copy_with(path=path + "/chat/completions"))
 
 
-def _int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+def endpoint(
+    env: Mapping[str, str] | None = None, *, base_url: str | None = None, api_key: str | None = None
+) -> ApiEndpoint:
+    """The chat completions endpoint from ``base_url`` / ``api_key``, else ``OPENAI_BASE_URL`` /
+    ``OPENAI_API_KEY`` in ``env`` (default ``os.environ``); only api.openai.com insists on a key."""
+    environ = os.environ if env is None else env
+    url = chat_completions_url(base_url or environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL)
+    key = api_key or environ.get("OPENAI_API_KEY") or None
+    headers = {"content-type": "application/json", "accept": "application/json"}
+    if key:
+        headers["authorization"] = f"Bearer {key}"
+    key_missing = key is None and httpx.URL(url).host == _KEY_REQUIRED_HOST
+    missing = "OPENAI_API_KEY environment variable is not set" if key_missing else None
+    return ApiEndpoint("openai", url, headers, key, missing)
+
+
+def first_choice(data: Mapping[str, Any]) -> tuple[dict[str, Any], str | None]:
+    """The first choice's message and finish reason; a malformed-response error without them."""
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise malformed("openai", "no choices in the response")
+    message = choices[0].get("message")
+    if not isinstance(message, dict):
+        raise malformed("openai", "choices[0] has no message")
+    return message, json_str(choices[0].get("finish_reason"))
+
+
+def usage(data: Mapping[str, Any], model: str) -> Usage:
+    """Prompt and completion tokens and their cost (cached prompt tokens at the cache-read rate)."""
+    raw_usage = data.get("usage")
+    counts: dict[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
+    prompt_tokens = json_int(counts.get("prompt_tokens"))
+    completion_tokens = json_int(counts.get("completion_tokens"))
+    details = counts.get("prompt_tokens_details")
+    cached = json_int(details.get("cached_tokens")) if isinstance(details, dict) else None
+    cost = None
+    if prompt_tokens is not None and completion_tokens is not None:
+        # prompt_tokens includes the cached part, which is billed at the cache-read rate.
+        cached = min(cached or 0, prompt_tokens)
+        cost = cost_usd(
+            priced_name(model, data.get("model")),
+            prompt_tokens - cached,
+            completion_tokens,
+            cache_read_tokens=cached,
+        )
+    return Usage(prompt_tokens, completion_tokens, cost)
 
 
 class OpenAIExecutor:
@@ -61,25 +106,13 @@ class OpenAIExecutor:
     ) -> None:
         """Read ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` from ``env`` (default ``os.environ``)
         unless given; a call to api.openai.com without a key raises ``ConfigError``."""
-        environ = os.environ if env is None else env
-        base = base_url or environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
-        self.url = chat_completions_url(base)
-        self._api_key = api_key or environ.get("OPENAI_API_KEY") or None
-        # Checked at the first live call rather than here: replaying recordings needs no key.
-        self._key_missing = self._api_key is None and httpx.URL(self.url).host == _KEY_REQUIRED_HOST
-        self._http = JsonApiClient(
-            provider="openai", timeout=timeout, secrets=(self._api_key,), transport=transport
-        )
+        api = endpoint(env, base_url=base_url, api_key=api_key)
+        self._http = JsonApiClient(api, timeout=timeout, transport=transport)
+        self.url = api.url
 
     def __repr__(self) -> str:
         # The key is deliberately absent: reprs end up in tracebacks and logs.
         return f"OpenAIExecutor(url={self.url!r})"
-
-    def _headers(self) -> dict[str, str]:
-        headers = {"content-type": "application/json", "accept": "application/json"}
-        if self._api_key:
-            headers["authorization"] = f"Bearer {self._api_key}"
-        return headers
 
     @staticmethod
     def _body(request: ExecutionRequest, model: str) -> dict[str, Any]:
@@ -94,39 +127,13 @@ class OpenAIExecutor:
 
     async def execute(self, request: ExecutionRequest) -> ExecutionResult:
         """One chat completion; ``TransientError`` / ``ExecutionError`` on failure."""
-        if self._key_missing:
-            raise ConfigError("OPENAI_API_KEY environment variable is not set")
         model = request.model or DEFAULT_MODEL
-        data, elapsed_ms = await self._http.post(
-            self.url, headers=self._headers(), body=self._body(request, model)
-        )
-        choices = data.get("choices")
-        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            raise malformed("openai", "no choices in the response")
-        message = choices[0].get("message")
-        if not isinstance(message, dict):
-            raise malformed("openai", "choices[0] has no message")
+        data, elapsed_ms = await self._http.post(self._body(request, model))
+        message, finish = first_choice(data)
         content = message.get("content")
         if content is not None and not isinstance(content, str):
             raise malformed("openai", "choices[0].message.content is not a string")
-        finish = choices[0].get("finish_reason")
-
-        raw_usage = data.get("usage")
-        usage: dict[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
-        prompt_tokens = _int_or_none(usage.get("prompt_tokens"))
-        completion_tokens = _int_or_none(usage.get("completion_tokens"))
-        details = usage.get("prompt_tokens_details")
-        cached = _int_or_none(details.get("cached_tokens")) if isinstance(details, dict) else None
-        cost = None
-        if prompt_tokens is not None and completion_tokens is not None:
-            # prompt_tokens includes the cached part, which is billed at the cache-read rate.
-            cached = min(cached or 0, prompt_tokens)
-            cost = cost_usd(
-                priced_name(model, data.get("model")),
-                prompt_tokens - cached,
-                completion_tokens,
-                cache_read_tokens=cached,
-            )
+        prompt_tokens, completion_tokens, cost = usage(data, model)
         return ExecutionResult(
             output=content or "",
             inputTokens=prompt_tokens,
@@ -135,7 +142,7 @@ class OpenAIExecutor:
             latencyMs=elapsed_ms,
             durationApiMs=elapsed_ms,
             numTurns=1,
-            stopReason=finish if isinstance(finish, str) else None,
+            stopReason=finish,
         )
 
     async def aclose(self) -> None:
