@@ -7,11 +7,8 @@ They are started once per run, when the first agent run needs its tools, and sto
 
 ``env`` values are usually tokens. They reach the server process only: every tool result is
 scrubbed of them before the model (and so the trace, recordings and reports) sees it, and so is
-every error message. A server's stderr goes to a temporary file rather than the terminal.
-
-The SDK's stdio transport is built on anyio task groups, which must be entered and left by one
-task; each server therefore lives in its own owner task, and tool calls only send requests
-through the connected client.
+every error message. Finding and reading the config and running a server are shared with the URL
+resolver (:mod:`pytest_omk.mcp_servers`).
 """
 
 from __future__ import annotations
@@ -19,17 +16,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import os
 import re
-import tempfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pytest_omk.agent.names import mcp_tool_name
 from pytest_omk.agent.tools import ToolResult, ToolSpec, truncate
 from pytest_omk.errors import ConfigError, ExecutionError
+from pytest_omk.mcp_servers import (
+    McpServerSpec,
+    StdioServer,
+    describe_error,
+    env_secrets,
+    launch_fields,
+    read_mcp_config,
+    scrub,
+)
 
 START_TIMEOUT = 30.0
 MIN_SECRET_LENGTH = 8
@@ -38,34 +41,9 @@ mangle ordinary tool output."""
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_-]")
 
 
-@dataclass(frozen=True)
-class McpServerSpec:
-    """How to start one stdio MCP server."""
-
-    name: str
-    command: str
-    args: tuple[str, ...] = ()
-    env: Mapping[str, str] = field(default_factory=dict, repr=False)
-
-
-def find_mcp_config(rootdir: Path, explicit: str | Path | None) -> Path | None:
-    """``explicit`` (relative to ``rootdir``; must exist), else ``<rootdir>/.mcp.json`` if present."""
-    if explicit:
-        path = Path(explicit)
-        path = path if path.is_absolute() else rootdir / path
-        if not path.is_file():
-            raise ConfigError(f"--omk-mcp-config: {path} does not exist")
-        return path
-    candidate = rootdir / ".mcp.json"
-    return candidate if candidate.is_file() else None
-
-
 def load_mcp_servers(path: Path) -> list[McpServerSpec]:
     """The stdio servers of an MCP config file (entries without ``command`` are skipped)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeError, ValueError) as exc:
-        raise ConfigError(f"MCP config {path}: cannot be read as JSON ({exc})") from None
+    data = read_mcp_config(path)
     servers = data.get("mcpServers", {}) if isinstance(data, dict) else None
     if not isinstance(servers, dict):
         raise ConfigError(f"MCP config {path}: expected an object with an mcpServers object")
@@ -73,22 +51,9 @@ def load_mcp_servers(path: Path) -> list[McpServerSpec]:
     for name, entry in servers.items():
         if not isinstance(entry, dict) or "command" not in entry:
             continue  # HTTP/SSE servers and comments: not served to the agent
-        where = f"MCP config {path}: mcpServers.{name}"
-        command, args, env = entry.get("command"), entry.get("args", []), entry.get("env", {})
-        if not isinstance(command, str) or not command.strip():
-            raise ConfigError(f"{where}.command must be a non-blank string")
-        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-            raise ConfigError(f"{where}.args must be an array of strings")
-        if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
-            raise ConfigError(f"{where}.env must map names to strings")
-        specs.append(McpServerSpec(str(name), command, tuple(args), dict(env)))
+        command, args, env = launch_fields(entry, f"MCP config {path}: mcpServers.{name}")
+        specs.append(McpServerSpec(str(name), command, args, env))
     return specs
-
-
-def _describe(exc: BaseException) -> str:
-    while isinstance(exc, BaseExceptionGroup) and exc.exceptions:
-        exc = exc.exceptions[0]
-    return f"{type(exc).__name__}: {exc}".removesuffix(": ")
 
 
 def result_text(result: Mapping[str, Any]) -> str:
@@ -106,84 +71,22 @@ def result_text(result: Mapping[str, Any]) -> str:
     return "\n".join(parts)
 
 
-class _Server:
-    """One running server, owned by a dedicated task until :meth:`stop`."""
-
-    def __init__(self, spec: McpServerSpec) -> None:
-        self.spec = spec
-        self.client: Any = None
-        self.error: str | None = None
-        self._ready = asyncio.Event()
-        self._stop = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
-
-    async def start(self) -> None:
-        self._task = asyncio.create_task(self._own(), name=f"pytest-omk-agent-mcp-{self.spec.name}")
-        try:
-            async with asyncio.timeout(START_TIMEOUT):
-                await self._ready.wait()
-        except TimeoutError:
-            self.error = f"did not start within {START_TIMEOUT:g} s"
-            self._task.cancel()
-            with contextlib.suppress(BaseException):
-                await self._task
-
-    async def _own(self) -> None:
-        from mcp import Client
-        from mcp.client.stdio import StdioServerParameters, stdio_client
-
-        # env is merged over the inherited environment, as the format's owner does.
-        params = StdioServerParameters(
-            command=self.spec.command, args=list(self.spec.args), env={**os.environ, **self.spec.env}
-        )
-        with tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace") as stderr:
-            try:
-                async with Client(stdio_client(params, errlog=stderr)) as client:
-                    self.client = client
-                    self._ready.set()
-                    await self._stop.wait()
-            except Exception as exc:
-                if not self._ready.is_set():
-                    self.error = f"could not be started ({_describe(exc)})"
-            finally:
-                self.client = None
-                self._ready.set()
-
-    async def stop(self) -> None:
-        self._stop.set()
-        task, self._task = self._task, None
-        if task is not None:
-            try:
-                async with asyncio.timeout(10):
-                    await asyncio.shield(task)
-            except TimeoutError:
-                task.cancel()
-                with contextlib.suppress(BaseException):
-                    await task
-
-
 class McpTools:
     """The tools of the configured MCP servers, started on first use (one instance per run)."""
 
     def __init__(self, servers: Sequence[McpServerSpec], *, timeout: float) -> None:
         self.servers = tuple(servers)
         self.timeout = timeout
-        self._secrets = sorted(
-            {v for s in self.servers for v in s.env.values() if len(v) >= MIN_SECRET_LENGTH},
-            key=len,
-            reverse=True,
-        )
-        self._running: list[_Server] = []
-        self._tools: dict[str, tuple[_Server, str]] = {}
+        self._secrets = env_secrets(self.servers, MIN_SECRET_LENGTH)
+        self._running: list[StdioServer] = []
+        self._tools: dict[str, tuple[StdioServer, str]] = {}
         self._specs: list[ToolSpec] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._starting: asyncio.Task[None] | None = None
 
     def scrub(self, text: str) -> str:
         """``text`` with every server env value replaced by ``***``."""
-        for secret in self._secrets:
-            text = text.replace(secret, "***")
-        return text
+        return scrub(text, self._secrets)
 
     async def specs(self) -> list[ToolSpec]:
         """Every server's tools (servers are started on the first call)."""
@@ -201,7 +104,10 @@ class McpTools:
         return list(self._specs)
 
     async def _start_all(self) -> None:
-        servers = [_Server(spec) for spec in self.servers]
+        servers = [
+            StdioServer(spec, task_name=f"pytest-omk-agent-mcp-{spec.name}", start_timeout=START_TIMEOUT)
+            for spec in self.servers
+        ]
         self._running = servers
         await asyncio.gather(*(s.start() for s in servers))
         for server in servers:
@@ -212,7 +118,7 @@ class McpTools:
                     listing = await server.client.list_tools()
             except Exception as exc:
                 raise ExecutionError(
-                    f"MCP server {server.spec.name!r}: tools/list failed ({_describe(exc)})"
+                    f"MCP server {server.spec.name!r}: tools/list failed ({describe_error(exc)})"
                 ) from None
             for tool in listing.tools:
                 offered = _UNSAFE_NAME.sub("_", mcp_tool_name(server.spec.name, tool.name))[:64]
@@ -239,7 +145,7 @@ class McpTools:
         except TimeoutError:
             return ToolResult.failed(f"[omk-agent] {name} timed out after {self.timeout:g} s")
         except Exception as exc:
-            return ToolResult.failed(self.scrub(f"{name} failed: {_describe(exc)}"))
+            return ToolResult.failed(self.scrub(f"{name} failed: {describe_error(exc)}"))
         data = result.model_dump(by_alias=True, mode="json")
         text = truncate(self.scrub(result_text(data)))
         return ToolResult.failed(text) if data.get("isError") is True else ToolResult(text)

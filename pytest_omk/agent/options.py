@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from pytest_omk.agent.mcp_tools import find_mcp_config
 from pytest_omk.agent.providers import AGENT_APIS
 from pytest_omk.errors import ConfigError
+from pytest_omk.mcp_servers import find_mcp_config
 
 DEFAULT_MAX_TURNS = 20
 DEFAULT_TOOL_TIMEOUT = 60.0

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_omk.errors import ReplayMissError, ResolveError
 from pytest_omk.execute.recording_files import secrets_from_env
+from pytest_omk.mcp_servers import find_mcp_config
 from pytest_omk.pipeline import ResolvedText, SamplePlan
-from pytest_omk.resolve.mcp_config import McpError, McpServerConfig, find_config, load_config, select_server
+from pytest_omk.resolve.mcp_config import McpError, McpServerConfig, load_config, select_server
 from pytest_omk.resolve.mcp_resolver import McpResolver
 from pytest_omk.resolve.safe_http import DnsResolver, FetchError, SafeHttpFetcher
 from pytest_omk.resolve.urls import (
@@ -81,7 +82,7 @@ class UrlResolver:
         timeout: float = 30.0,
     ) -> None:
         self._store = store
-        config = find_config(rootdir, mcp_config_path)
+        config = find_mcp_config(rootdir, mcp_config_path)
         self._servers = load_config(config) if config is not None else []
         self._http = SafeHttpFetcher(allow_hosts=allow_hosts, dns=dns, timeout=timeout)
         self._mcp = McpResolver(self._servers, timeout=timeout)

@@ -3,6 +3,8 @@
 Only ``mcpServers`` entries with **both** ``urlPatterns`` and ``fetchTool`` are resolvers; other
 entries (an editor's own MCP servers, say) are ignored. Everything here is pure: reading the file,
 validating it, matching a host, building tool arguments and extracting the content of a result.
+Finding and reading the file and the launch fields are shared with the agent's MCP tools
+(:mod:`pytest_omk.mcp_servers`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from typing import Any
 
 from pytest_omk.errors import ConfigError, ResolveError
 from pytest_omk.jsregex import JsRegexError, compile_js_regex
+from pytest_omk.mcp_servers import McpServerSpec, launch_fields, read_mcp_config
 from pytest_omk.resolve.urls import parse_host
 
 _TEMPLATE_GROUP = re.compile(r"\$(\d+)")
@@ -44,16 +47,11 @@ class FetchTool:
 
 
 @dataclass(frozen=True)
-class McpServerConfig:
-    """One resolver server: how to start it and which hosts it answers for."""
+class McpServerConfig(McpServerSpec):
+    """One resolver server: how to start it (the inherited fields) and which hosts it answers for."""
 
-    name: str
-    command: str
-    args: tuple[str, ...]
-    env: Mapping[str, str] = field(repr=False)
-    """Extra environment (often tokens): never logged, recorded or shown."""
-    url_patterns: tuple[str, ...]
-    fetch_tool: FetchTool
+    url_patterns: tuple[str, ...] = field(kw_only=True)
+    fetch_tool: FetchTool = field(kw_only=True)
 
     def matches(self, hostname: str) -> bool:
         """Whether ``hostname`` is one of this server's hosts (``*.base`` excludes the apex)."""
@@ -64,24 +62,9 @@ class McpServerConfig:
         )
 
 
-def find_config(rootdir: Path, explicit: Path | None) -> Path | None:
-    """``explicit`` (which must exist), else ``<rootdir>/.mcp.json`` when present."""
-    if explicit is not None:
-        path = explicit if explicit.is_absolute() else rootdir / explicit
-        if not path.is_file():
-            raise ConfigError(f"--omk-mcp-config: {path} does not exist")
-        return path
-    candidate = rootdir / ".mcp.json"
-    return candidate if candidate.is_file() else None
-
-
 def load_config(path: Path) -> list[McpServerConfig]:
     """The resolver servers of an ``.mcp.json`` file; :class:`ConfigError` when it is invalid."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeError, ValueError) as exc:
-        raise ConfigError(f"MCP config {path}: cannot be read as JSON ({exc})") from None
-    return parse_config(data, str(path))
+    return parse_config(read_mcp_config(path), str(path))
 
 
 def parse_config(data: Any, source: str) -> list[McpServerConfig]:
@@ -99,20 +82,12 @@ def parse_config(data: Any, source: str) -> list[McpServerConfig]:
 
 
 def _server(entry: dict[str, Any], where: str, name: str) -> McpServerConfig:
-    command = entry.get("command")
-    if not isinstance(command, str) or not command.strip():
-        raise ConfigError(f"{where}.command must be a non-blank string")
-    args = entry.get("args", [])
-    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-        raise ConfigError(f"{where}.args must be an array of strings")
-    env = entry.get("env", {})
-    if not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values()):
-        raise ConfigError(f"{where}.env must map names to strings")
+    command, args, env = launch_fields(entry, where)
     return McpServerConfig(
         name=name,
         command=command,
-        args=tuple(args),
-        env=dict(env),
+        args=args,
+        env=env,
         url_patterns=_patterns(entry["urlPatterns"], f"{where}.urlPatterns"),
         fetch_tool=_fetch_tool(entry["fetchTool"], f"{where}.fetchTool"),
     )
