@@ -244,13 +244,19 @@ class RecordingStore:
                 return document
         return None
 
-    def _read(self, path: Path, key: str) -> Document | None:
+    def _read_usable(self, path: Path) -> Document | None:
+        """The document at ``path``; ``None`` when there is none or it is unusable (reported)."""
         try:
-            document = read_document(path)
+            return read_document(path)
         except FileNotFoundError:
             return None
         except RecordingFileError as exc:
             self._unusable(exc)
+            return None
+
+    def _read(self, path: Path, key: str) -> Document | None:
+        document = self._read_usable(path)
+        if document is None:
             return None
         if document.key == key:
             return document
@@ -281,12 +287,8 @@ class RecordingStore:
         self._warn(f"pytest-omk ignores recording {exc.path}: it {exc.reason}. The call runs live and is recorded again.")
 
     def _unchanged(self, path: Path, content: bytes) -> bool:
-        try:
-            old = read_document(path)
-        except FileNotFoundError:
-            return False
-        except RecordingFileError as exc:
-            self._unusable(exc)
+        old = self._read_usable(path)
+        if old is None:
             return False
         new = parse_document(path, content)
         return (old.key, old.label, old.identity, old.result) == (new.key, new.label, new.identity, new.result)

@@ -66,25 +66,22 @@ def _fmt(x: float) -> str:
     return f"{x:.4f}".rstrip("0").rstrip(".") if x else "0"
 
 
-def _rouge_n_min(a: RougeNMin, ctx: GradeContext) -> Reading:
-    score = rouge_n(ctx.output, a.reference, a.n)
-    label = f"ROUGE-{a.n} {_fmt(score)}"
-    if score >= a.threshold:
-        return Reading.passed(f"{label} (at least {js_number(a.threshold)})")
+def _score_at_least(metric: str, score: float, threshold: float, output: str) -> Reading:
+    """``score >= threshold`` as a reading for the named ``metric`` (``ROUGE-1``, ``BLEU-4``)."""
+    if score >= threshold:
+        return Reading.passed(f"{metric} {_fmt(score)} (at least {js_number(threshold)})")
     return Reading.failed(
-        f"expected ROUGE-{a.n} >= {js_number(a.threshold)} against the reference; got {_fmt(score)}; "
-        f"output: {excerpt(ctx.output)}"
+        f"expected {metric} >= {js_number(threshold)} against the reference; got {_fmt(score)}; "
+        f"output: {excerpt(output)}"
     )
+
+
+def _rouge_n_min(a: RougeNMin, ctx: GradeContext) -> Reading:
+    return _score_at_least(f"ROUGE-{a.n}", rouge_n(ctx.output, a.reference, a.n), a.threshold, ctx.output)
 
 
 def _bleu_min(a: BleuMin, ctx: GradeContext) -> Reading:
-    score = bleu(ctx.output, a.reference)
-    if score >= a.threshold:
-        return Reading.passed(f"BLEU-4 {_fmt(score)} (at least {js_number(a.threshold)})")
-    return Reading.failed(
-        f"expected BLEU-4 >= {js_number(a.threshold)} against the reference; got {_fmt(score)}; "
-        f"output: {excerpt(ctx.output)}"
-    )
+    return _score_at_least("BLEU-4", bleu(ctx.output, a.reference), a.threshold, ctx.output)
 
 
 def _levenshtein_max(a: LevenshteinMax, ctx: GradeContext) -> Reading:

@@ -6,6 +6,8 @@ is missing (left out of the scores), never a failure and never a pass.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pytest_omk.grade._table import entry
 from pytest_omk.grade.base import GradeContext, Grader
 from pytest_omk.jstext import js_number
@@ -14,25 +16,36 @@ from pytest_omk.models.assertions import CostMax, LatencyMax
 from pytest_omk.models.results import Reading
 
 
+def _at_most(
+    measured: float | None, limit: float, *, name: str, verb: str, show: Callable[[float], str], missing: str
+) -> Reading:
+    """``measured <= limit`` as a reading: ``missing`` when nothing was measured."""
+    if measured is None:
+        return Reading.missing(missing)
+    if measured <= limit:
+        return Reading.passed(f"{name} {show(measured)} (at most {show(limit)})")
+    return Reading.failed(f"expected a {name} of at most {show(limit)}; the call {verb} {show(measured)}")
+
+
 def _cost_max(a: CostMax, ctx: GradeContext) -> Reading:
-    cost = ctx.execution.costUSD
-    if cost is None:
-        return Reading.missing("the executor reported no cost (costUSD)")
-    if cost <= a.value:
-        return Reading.passed(f"cost ${js_number(cost)} (at most ${js_number(a.value)})")
-    return Reading.failed(
-        f"expected a cost of at most ${js_number(a.value)}; the call cost ${js_number(cost)}"
+    return _at_most(
+        ctx.execution.costUSD,
+        a.value,
+        name="cost",
+        verb="cost",
+        show=lambda usd: f"${js_number(usd)}",
+        missing="the executor reported no cost (costUSD)",
     )
 
 
 def _latency_max(a: LatencyMax, ctx: GradeContext) -> Reading:
-    latency = ctx.execution.latencyMs
-    if latency is None:
-        return Reading.missing("no latency was measured for this call (latencyMs)")
-    if latency <= a.value:
-        return Reading.passed(f"latency {js_number(latency)} ms (at most {js_number(a.value)} ms)")
-    return Reading.failed(
-        f"expected a latency of at most {js_number(a.value)} ms; the call took {js_number(latency)} ms"
+    return _at_most(
+        ctx.execution.latencyMs,
+        a.value,
+        name="latency",
+        verb="took",
+        show=lambda ms: f"{js_number(ms)} ms",
+        missing="no latency was measured for this call (latencyMs)",
     )
 
 

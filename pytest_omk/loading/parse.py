@@ -223,6 +223,11 @@ def _children(node: Any) -> list[Any]:
     return []
 
 
+def _node_error(path: str, node: Any, reason: str) -> SampleFileError:
+    """An ``invalid YAML`` error at the line of a composed ``node``."""
+    return SampleFileError(path, f"invalid YAML: {reason}", line=node.start_mark.line + 1)
+
+
 def _check_aliases(root: Any, path: str) -> None:
     """Reject recursive aliases and aliases that blow the document up (the "billion laughs").
 
@@ -241,27 +246,17 @@ def _check_aliases(root: Any, path: str) -> None:
             on_path.discard(key)
             sizes[key] = 1 + sum(sizes[id(child)] for child in _children(node))
             if sizes[key] - len(sizes) > MAX_ALIAS_EXPANSION:
-                raise SampleFileError(
-                    path,
-                    f"invalid YAML: aliases expand the document by more than {MAX_ALIAS_EXPANSION:,} nodes",
-                    line=node.start_mark.line + 1,
+                raise _node_error(
+                    path, node, f"aliases expand the document by more than {MAX_ALIAS_EXPANSION:,} nodes"
                 )
             continue
         if key in sizes:
             references += 1
             if references > MAX_ALIAS_USES:
-                raise SampleFileError(
-                    path,
-                    f"invalid YAML: more than {MAX_ALIAS_USES:,} alias references",
-                    line=node.start_mark.line + 1,
-                )
+                raise _node_error(path, node, f"more than {MAX_ALIAS_USES:,} alias references")
             continue
         if key in on_path:
-            raise SampleFileError(
-                path,
-                "invalid YAML: an alias refers to a node that contains it",
-                line=node.start_mark.line + 1,
-            )
+            raise _node_error(path, node, "an alias refers to a node that contains it")
         on_path.add(key)
         stack.append((node, True))
         stack.extend((child, False) for child in reversed(_children(node)))
