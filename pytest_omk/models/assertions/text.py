@@ -1,0 +1,126 @@
+"""Assertions on the output text: substrings, equality, regular expressions and JSON."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from pytest_omk.jsregex import VALID_FLAGS, JsRegexError, compile_js_regex
+from pytest_omk.models._base import LocatedValueError, NonBlankStr
+from pytest_omk.models.assertions._base import AssertionBase, Layer, _TextValues
+
+
+class _TextValue(AssertionBase):
+    value: NonBlankStr
+    """The text to look for."""
+
+
+class Contains(_TextValue):
+    """Case-insensitive substring must appear."""
+
+    type: Literal["contains"]
+    layer: ClassVar[Layer | None] = "fact"
+
+
+class NotContains(_TextValue):
+    """Case-insensitive substring must not appear (legacy alias of ``contains`` + ``not``)."""
+
+    type: Literal["not_contains"]
+    layer: ClassVar[Layer | None] = "fact"
+
+
+class StartsWith(_TextValue):
+    """Output starts with the value (case-insensitive, untrimmed)."""
+
+    type: Literal["starts_with"]
+    layer: ClassVar[Layer | None] = "behavior"
+
+
+class EndsWith(_TextValue):
+    """Output ends with the value (case-insensitive, untrimmed)."""
+
+    type: Literal["ends_with"]
+    layer: ClassVar[Layer | None] = "behavior"
+
+
+class Equals(_TextValue):
+    """Trimmed output equals the trimmed value (case-sensitive)."""
+
+    type: Literal["equals"]
+    layer: ClassVar[Layer | None] = "fact"
+
+
+class NotEquals(_TextValue):
+    """Trimmed output differs from the trimmed value (legacy alias of ``equals`` + ``not``)."""
+
+    type: Literal["not_equals"]
+    layer: ClassVar[Layer | None] = "fact"
+
+
+class ContainsAll(_TextValues):
+    """Every value appears (case-insensitive)."""
+
+    type: Literal["contains_all"]
+    layer: ClassVar[Layer | None] = "fact"
+
+
+class ContainsAny(_TextValues):
+    """At least one value appears (case-insensitive)."""
+
+    type: Literal["contains_any"]
+    layer: ClassVar[Layer | None] = "fact"
+
+
+class Regex(AssertionBase):
+    """JavaScript regular expression test on the output."""
+
+    type: Literal["regex"]
+    layer: ClassVar[Layer | None] = "fact"
+    pattern: str
+    """JavaScript regex source."""
+    flags: str | None = None
+    """JavaScript flags (``d g i m s u v y``, each at most once); absent or empty means ``i``."""
+
+    @field_validator("flags")
+    @classmethod
+    def _known_flags(cls, flags: str | None) -> str | None:
+        if flags is not None:
+            unknown = sorted(set(flags) - VALID_FLAGS)
+            if unknown:
+                raise ValueError(f"unknown regex flag {unknown[0]!r} (allowed: d g i m s u v y)")
+            if len(set(flags)) != len(flags):
+                raise ValueError(f"duplicate regex flag in {flags!r}")
+        return flags
+
+    @model_validator(mode="after")
+    def _compiles(self) -> Regex:
+        try:
+            compile_js_regex(self.pattern, self.flags)
+        except JsRegexError as exc:
+            raise LocatedValueError(str(exc), "pattern") from None
+        return self
+
+
+class JsonValid(AssertionBase):
+    """The raw output parses as JSON (any JSON value)."""
+
+    type: Literal["json_valid"]
+    layer: ClassVar[Layer | None] = "fact"
+
+
+class JsonSchema(AssertionBase):
+    """The raw output parses as JSON and validates against ``schema``."""
+
+    type: Literal["json_schema"]
+    layer: ClassVar[Layer | None] = "fact"
+    schema_: dict[str, Any] = Field(alias="schema")
+    """JSON Schema (draft from ``$schema``, default draft-07)."""
+
+    @field_validator("schema_")
+    @classmethod
+    def _valid_schema(cls, schema: dict[str, Any]) -> dict[str, Any]:
+        from pytest_omk.models.jsonschema_check import check_schema
+
+        check_schema(schema)
+        return schema
