@@ -28,6 +28,7 @@ from pytest_omk.loading.parse import parse_text
 from pytest_omk.loading.validate import validate_document
 from pytest_omk.models import ASSERTION_CLASSES
 from pytest_omk.schema import RELATIVE_PATH, SCHEMA_ID, build_schema, main, render, schema_files
+from tests.loader_inputs import FORMAT_KEYS, VALID_JSON_SEEDS, containers, node_at
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / "tests" / "data"
@@ -161,7 +162,7 @@ def test_cross_field_cases_break_only_the_rules_named_in_the_comment() -> None:
 
 # --- differential property test ---------------------------------------------------------------------
 
-SEEDS: list[Any] = [json.loads(p.read_text(encoding="utf-8")) for p in VALID_FILES if p.suffix == ".json"]
+SEEDS = VALID_JSON_SEEDS
 SCALARS = st.one_of(
     st.none(),
     st.booleans(),
@@ -206,75 +207,14 @@ VALUES = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner, max_size=3),
     max_leaves=8,
 )
-KEYS = st.sampled_from(
-    sorted(
-        {
-            *[
-                "type",
-                "value",
-                "values",
-                "pattern",
-                "flags",
-                "schema",
-                "weight",
-                "not",
-                "mode",
-                "children",
-                "n",
-                "threshold",
-                "reference",
-                "fn",
-            ],
-            *[
-                "sample_id",
-                "prompt",
-                "context",
-                "cwd",
-                "rubric",
-                "assertions",
-                "mocks",
-                "mocksStrict",
-                "match",
-                "return",
-                "return_file",
-            ],
-            *[
-                "return_seq",
-                "tool",
-                "criterion",
-                "covers",
-                "targetKind",
-                "ref",
-                "environment",
-                "notes",
-                "requires",
-                "url",
-                "url_glob",
-            ],
-        }
-    )
-)
-
-
-def _containers(node: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    found = [path] if isinstance(node, dict | list) else []
-    if isinstance(node, dict):
-        for key, child in node.items():
-            found += _containers(child, (*path, key))
-    elif isinstance(node, list):
-        for index, child in enumerate(node):
-            found += _containers(child, (*path, index))
-    return found
+KEYS = st.sampled_from(sorted({*FORMAT_KEYS, "cwd", "targetKind", "ref", "notes", "url", "url_glob"}))
 
 
 @st.composite
 def edited_documents(draw: st.DrawFn) -> Any:
     document = copy.deepcopy(draw(st.sampled_from(SEEDS)))
     for _ in range(draw(st.integers(min_value=1, max_value=3))):
-        path = draw(st.sampled_from(_containers(document)))
-        target = document
-        for part in path:
-            target = target[part]
+        target = node_at(document, draw(st.sampled_from(containers(document))))
         if isinstance(target, dict):
             key = draw(st.sampled_from(sorted(target)) | KEYS) if target else draw(KEYS)
             if draw(st.booleans()) and key in target:

@@ -1,6 +1,6 @@
 """Shared helpers of the reliability suite.
 
-- :func:`time_limit` turns a hang into a test failure.
+- :func:`wait_until` polls a condition (a time limit for loader inputs is in ``tests/loader_inputs.py``).
 - :func:`audit_recordings` checks a recordings directory file by file.
 - :func:`marked_processes` finds every live process that descends from a run we started (they
   all inherit one environment marker), so a test can prove nothing was left running.
@@ -15,7 +15,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping
@@ -41,30 +40,7 @@ FAST_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:anyio")
 """Plugins a nested pytest run does not need (hypothesis alone costs about a second per start)."""
 
 
-# --- time limits ----------------------------------------------------------------------------------
-
-
-class Hang(Exception):
-    """Raised inside a :func:`time_limit` block that ran out of time."""
-
-
-@contextlib.contextmanager
-def time_limit(seconds: float) -> Iterator[None]:
-    """Fail with :class:`Hang` after ``seconds`` (on the main thread of a POSIX process)."""
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def _alarm(signum: int, frame: object) -> None:
-        raise Hang(f"did not finish within {seconds:g} s")
-
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+# --- waiting --------------------------------------------------------------------------------------
 
 
 def wait_until(predicate: Callable[[], bool], timeout: float, interval: float = 0.05) -> bool:

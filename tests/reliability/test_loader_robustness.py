@@ -33,9 +33,8 @@ from pytest_omk.loading.parse import MAX_FILE_BYTES, parse_text
 from pytest_omk.loading.validate import validate_document
 from pytest_omk.models import SampleSet
 from tests.integration.conftest import OmkRun
-from tests.reliability.helpers import time_limit
+from tests.loader_inputs import VALID_DIR, containers, node_at, time_limit
 
-VALID_DIR = Path(__file__).resolve().parents[1] / "data" / "valid"
 PER_INPUT_SECONDS = 5
 SCHEMA = "omk.eval-sample-set/v2"
 
@@ -105,29 +104,12 @@ FIELD_NAMES = st.sampled_from(
 ) | st.text(max_size=8)
 
 
-def _containers(node: Any, at: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    found = [at] if isinstance(node, dict | list) else []
-    if isinstance(node, dict):
-        for key, child in node.items():
-            found += _containers(child, (*at, key))
-    elif isinstance(node, list):
-        for index, child in enumerate(node):
-            found += _containers(child, (*at, index))
-    return found
-
-
-def _get(node: Any, at: tuple[Any, ...]) -> Any:
-    for part in at:
-        node = node[part]
-    return node
-
-
 @st.composite
 def mutated_data(draw: st.DrawFn) -> Any:
     """A valid seed with zero to three structural edits of its data."""
     document = copy.deepcopy(draw(st.sampled_from(SEEDS)))
     for _ in range(draw(st.integers(min_value=0, max_value=3))):
-        target = _get(document, draw(st.sampled_from(_containers(document))))
+        target = node_at(document, draw(st.sampled_from(containers(document))))
         action = draw(st.sampled_from(["drop", "add", "replace", "wrap"]))
         if isinstance(target, dict) and target:
             key = draw(st.sampled_from(sorted(target, key=str)))

@@ -8,12 +8,10 @@ and raw bytes.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
 import signal
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +22,9 @@ from hypothesis import strategies as st
 
 from pytest_omk.errors import SampleFileError
 from pytest_omk.loading import SampleBundle, load_file
+from tests.loader_inputs import FORMAT_KEYS, VALID_JSON_SEEDS, Hang, containers, node_at, time_limit
 
-VALID_DIR = Path(__file__).resolve().parents[1] / "data" / "valid"
-SEEDS: list[Any] = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(VALID_DIR.glob("*.json"))]
+SEEDS = VALID_JSON_SEEDS
 PER_CALL_SECONDS = 5
 
 FUZZ = settings(
@@ -98,64 +96,7 @@ JSON_VALUES = st.recursive(
     ),
     max_leaves=12,
 )
-KEYS = st.sampled_from(
-    [
-        "type",
-        "value",
-        "values",
-        "pattern",
-        "flags",
-        "schema",
-        "weight",
-        "not",
-        "mode",
-        "children",
-        "n",
-        "threshold",
-        "reference",
-        "fn",
-        "sample_id",
-        "prompt",
-        "context",
-        "rubric",
-        "assertions",
-        "mocks",
-        "mocksStrict",
-        "match",
-        "return",
-        "return_file",
-        "return_seq",
-        "tool",
-        "criterion",
-        "covers",
-        "environment",
-        "requires",
-        "extra",
-    ]
-) | st.text(max_size=10)
-
-
-class _Hang(Exception):
-    pass
-
-
-@contextlib.contextmanager
-def time_limit(seconds: int) -> Iterator[None]:
-    """Turn a hang into a test failure (where SIGALRM exists and we are on the main thread)."""
-    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def _alarm(signum: int, frame: object) -> None:
-        raise _Hang(f"loading took longer than {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+KEYS = st.sampled_from([*FORMAT_KEYS, "extra"]) | st.text(max_size=10)
 
 
 def load_outcome(path: Path) -> SampleBundle | SampleFileError:
@@ -173,20 +114,6 @@ def scratch(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("fuzz")
 
 
-def _containers(node: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
-    if isinstance(node, dict | list):
-        yield path
-        items = node.items() if isinstance(node, dict) else enumerate(node)
-        for key, child in items:
-            yield from _containers(child, (*path, key))
-
-
-def _at(node: Any, path: tuple[Any, ...]) -> Any:
-    for part in path:
-        node = node[part]
-    return node
-
-
 def _deep(depth: int, leaf: Any) -> Any:
     for level in range(depth):
         leaf = [leaf] if level % 2 else {"k": leaf}
@@ -198,10 +125,10 @@ def mutated_documents(draw: st.DrawFn) -> Any:
     """A valid seed document with one to four random edits."""
     document = copy.deepcopy(draw(st.sampled_from(SEEDS)))
     for _ in range(draw(st.integers(min_value=1, max_value=4))):
-        paths = list(_containers(document))
+        paths = containers(document)
         if not paths:
             break
-        target = _at(document, draw(st.sampled_from(paths)))
+        target = node_at(document, draw(st.sampled_from(paths)))
         action = draw(st.sampled_from(["drop", "add", "swap", "deep", "odd"]))
         if isinstance(target, dict):
             keys = list(target)
@@ -421,5 +348,5 @@ def test_large_valid_documents_round_trip(
 def test_time_limit_turns_a_hang_into_an_error() -> None:
     if not hasattr(signal, "setitimer"):
         pytest.skip("no SIGALRM on this platform")
-    with pytest.raises(_Hang), time_limit(1):
+    with pytest.raises(Hang), time_limit(1):
         threading.Event().wait(3)
