@@ -25,7 +25,7 @@ from pytest_omk.agent.tools import ToolSpec
 from pytest_omk.errors import ConfigError
 from pytest_omk.execute import anthropic as anthropic_api
 from pytest_omk.execute import openai as openai_api
-from pytest_omk.execute.http_client import JsonApiClient, json_str
+from pytest_omk.execute.http_client import ApiEndpoint, JsonApiClient, json_str
 
 Api = Literal["openai", "anthropic"]
 AGENT_APIS: tuple[Api, ...] = ("openai", "anthropic")
@@ -92,11 +92,12 @@ class Provider(Protocol):
         ...
 
 
-class OpenAIProvider:
-    """Chat completions with function tools (see the module docstring)."""
+class _HttpProvider:
+    """Construction and closing shared by the providers: one client for the API's endpoint."""
 
-    api: Api = "openai"
-    default_model = openai_api.DEFAULT_MODEL
+    @staticmethod
+    def _endpoint(env: Mapping[str, str] | None) -> ApiEndpoint:
+        raise NotImplementedError
 
     def __init__(
         self,
@@ -105,8 +106,20 @@ class OpenAIProvider:
         env: Mapping[str, str] | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
-        # As the plain openai executor: only api.openai.com insists on a key, and only live calls need it.
-        self._http = JsonApiClient(openai_api.endpoint(env), timeout=timeout, transport=transport)
+        self._http = JsonApiClient(self._endpoint(env), timeout=timeout, transport=transport)
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+
+class OpenAIProvider(_HttpProvider):
+    """Chat completions with function tools (see the module docstring)."""
+
+    api: Api = "openai"
+    default_model = openai_api.DEFAULT_MODEL
+
+    # As the plain openai executor: only api.openai.com insists on a key, and only live calls need it.
+    _endpoint = staticmethod(openai_api.endpoint)
 
     def start(self, system: str | None, prompt: str) -> Messages:
         messages: Messages = [{"role": "system", "content": system}] if system else []
@@ -166,24 +179,14 @@ class OpenAIProvider:
         for reply in replies:
             messages.append({"role": "tool", "tool_call_id": reply.call.id, "content": reply.output})
 
-    async def aclose(self) -> None:
-        await self._http.aclose()
 
-
-class AnthropicProvider:
+class AnthropicProvider(_HttpProvider):
     """The Messages API with tools (see the module docstring)."""
 
     api: Api = "anthropic"
     default_model = anthropic_api.DEFAULT_MODEL
 
-    def __init__(
-        self,
-        timeout: float,
-        *,
-        env: Mapping[str, str] | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
-    ) -> None:
-        self._http = JsonApiClient(anthropic_api.endpoint(env), timeout=timeout, transport=transport)
+    _endpoint = staticmethod(anthropic_api.endpoint)
 
     def start(self, system: str | None, prompt: str) -> Messages:
         return [{"role": "user", "content": prompt}]
@@ -234,9 +237,6 @@ class AnthropicProvider:
                 for r in replies
             ]
             messages.append({"role": "user", "content": content})
-
-    async def aclose(self) -> None:
-        await self._http.aclose()
 
 
 def make_provider(api: str, timeout: float, *, env: Mapping[str, str] | None = None) -> Provider:

@@ -11,12 +11,10 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-import httpx
-
+from pytest_omk.execute.api_executor import ApiExecutor, one_call_result
 from pytest_omk.execute.base import ExecutionRequest
 from pytest_omk.execute.http_client import (
     ApiEndpoint,
-    JsonApiClient,
     Usage,
     http_base_url,
     json_int,
@@ -97,30 +95,15 @@ def usage(data: Mapping[str, Any], model: str) -> Usage:
     return Usage(input_tokens, output_tokens, cost)
 
 
-class AnthropicExecutor:
-    """Sends the prompt as one Messages API call and reports text, tokens and cost."""
+class AnthropicExecutor(ApiExecutor):
+    """Sends the prompt as one Messages API call and reports text, tokens and cost.
+
+    Reads ``ANTHROPIC_BASE_URL`` / ``ANTHROPIC_API_KEY`` from ``env`` (default ``os.environ``)
+    unless given; a missing key is a ``ConfigError`` at the first live call.
+    """
 
     id = "anthropic"
-    supports_mocks = False
-
-    def __init__(
-        self,
-        timeout: float = 120.0,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
-        env: Mapping[str, str] | None = None,
-    ) -> None:
-        """Read ``ANTHROPIC_BASE_URL`` / ``ANTHROPIC_API_KEY`` from ``env`` (default
-        ``os.environ``) unless given; a missing key is a ``ConfigError`` at the first live call."""
-        api = endpoint(env, base_url=base_url, api_key=api_key)
-        self._http = JsonApiClient(api, timeout=timeout, transport=transport)
-        self.url = api.url
-
-    def __repr__(self) -> str:
-        # The key is deliberately absent: reprs end up in tracebacks and logs.
-        return f"AnthropicExecutor(url={self.url!r})"
+    endpoint = staticmethod(endpoint)
 
     @staticmethod
     def _body(request: ExecutionRequest, model: str) -> dict[str, Any]:
@@ -142,18 +125,4 @@ class AnthropicExecutor:
         model = request.model or DEFAULT_MODEL
         data, elapsed_ms = await self._http.post(self._body(request, model))
         text = text_of(content_blocks(data))
-        input_tokens, output_tokens, cost = usage(data, model)
-        return ExecutionResult(
-            output=text,
-            inputTokens=input_tokens,
-            outputTokens=output_tokens,
-            costUSD=cost,
-            latencyMs=elapsed_ms,
-            durationApiMs=elapsed_ms,
-            numTurns=1,
-            stopReason=json_str(data.get("stop_reason")),
-        )
-
-    async def aclose(self) -> None:
-        """Close the HTTP connection pool."""
-        await self._http.aclose()
+        return one_call_result(text, usage(data, model), elapsed_ms, json_str(data.get("stop_reason")))

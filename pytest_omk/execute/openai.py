@@ -14,10 +14,10 @@ from typing import Any
 
 import httpx
 
+from pytest_omk.execute.api_executor import ApiExecutor, one_call_result
 from pytest_omk.execute.base import ExecutionRequest
 from pytest_omk.execute.http_client import (
     ApiEndpoint,
-    JsonApiClient,
     Usage,
     http_base_url,
     json_int,
@@ -89,30 +89,15 @@ def usage(data: Mapping[str, Any], model: str) -> Usage:
     return Usage(prompt_tokens, completion_tokens, cost)
 
 
-class OpenAIExecutor:
-    """Sends the prompt (and system prompt) as one chat completion and reports what came back."""
+class OpenAIExecutor(ApiExecutor):
+    """Sends the prompt (and system prompt) as one chat completion and reports what came back.
+
+    Reads ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` from ``env`` (default ``os.environ``) unless
+    given; a call to api.openai.com without a key raises ``ConfigError``.
+    """
 
     id = "openai"
-    supports_mocks = False
-
-    def __init__(
-        self,
-        timeout: float = 120.0,
-        *,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        transport: httpx.AsyncBaseTransport | None = None,
-        env: Mapping[str, str] | None = None,
-    ) -> None:
-        """Read ``OPENAI_BASE_URL`` / ``OPENAI_API_KEY`` from ``env`` (default ``os.environ``)
-        unless given; a call to api.openai.com without a key raises ``ConfigError``."""
-        api = endpoint(env, base_url=base_url, api_key=api_key)
-        self._http = JsonApiClient(api, timeout=timeout, transport=transport)
-        self.url = api.url
-
-    def __repr__(self) -> str:
-        # The key is deliberately absent: reprs end up in tracebacks and logs.
-        return f"OpenAIExecutor(url={self.url!r})"
+    endpoint = staticmethod(endpoint)
 
     @staticmethod
     def _body(request: ExecutionRequest, model: str) -> dict[str, Any]:
@@ -133,18 +118,4 @@ class OpenAIExecutor:
         content = message.get("content")
         if content is not None and not isinstance(content, str):
             raise malformed("openai", "choices[0].message.content is not a string")
-        prompt_tokens, completion_tokens, cost = usage(data, model)
-        return ExecutionResult(
-            output=content or "",
-            inputTokens=prompt_tokens,
-            outputTokens=completion_tokens,
-            costUSD=cost,
-            latencyMs=elapsed_ms,
-            durationApiMs=elapsed_ms,
-            numTurns=1,
-            stopReason=finish,
-        )
-
-    async def aclose(self) -> None:
-        """Close the HTTP connection pool."""
-        await self._http.aclose()
+        return one_call_result(content or "", usage(data, model), elapsed_ms, finish)

@@ -6,7 +6,7 @@ is missing (left out of the scores), never a failure and never a pass.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import dataclass
 
 from pytest_omk.grade._table import entry
 from pytest_omk.grade.base import GradeContext, Grader
@@ -16,37 +16,40 @@ from pytest_omk.models.assertions import CostMax, LatencyMax
 from pytest_omk.models.results import Reading
 
 
-def _at_most(
-    measured: float | None, limit: float, *, name: str, verb: str, show: Callable[[float], str], missing: str
-) -> Reading:
-    """``measured <= limit`` as a reading: ``missing`` when nothing was measured."""
-    if measured is None:
-        return Reading.missing(missing)
-    if measured <= limit:
-        return Reading.passed(f"{name} {show(measured)} (at most {show(limit)})")
-    return Reading.failed(f"expected a {name} of at most {show(limit)}; the call {verb} {show(measured)}")
+@dataclass(frozen=True)
+class _Measure:
+    """How one reported quantity is named and shown in readings."""
+
+    name: str
+    verb: str
+    """What "the call" did: ``cost`` $0.02, ``took`` 150 ms."""
+    missing: str
+    prefix: str = ""
+    suffix: str = ""
+
+    def show(self, value: float) -> str:
+        return f"{self.prefix}{js_number(value)}{self.suffix}"
+
+    def at_most(self, measured: float | None, limit: float) -> Reading:
+        """``measured <= limit`` as a reading; missing when nothing was measured."""
+        if measured is None:
+            return Reading.missing(self.missing)
+        shown, bound = self.show(measured), self.show(limit)
+        if measured <= limit:
+            return Reading.passed(f"{self.name} {shown} (at most {bound})")
+        return Reading.failed(f"expected a {self.name} of at most {bound}; the call {self.verb} {shown}")
+
+
+_COST = _Measure("cost", "cost", "the executor reported no cost (costUSD)", prefix="$")
+_LATENCY = _Measure("latency", "took", "no latency was measured for this call (latencyMs)", suffix=" ms")
 
 
 def _cost_max(a: CostMax, ctx: GradeContext) -> Reading:
-    return _at_most(
-        ctx.execution.costUSD,
-        a.value,
-        name="cost",
-        verb="cost",
-        show=lambda usd: f"${js_number(usd)}",
-        missing="the executor reported no cost (costUSD)",
-    )
+    return _COST.at_most(ctx.execution.costUSD, a.value)
 
 
 def _latency_max(a: LatencyMax, ctx: GradeContext) -> Reading:
-    return _at_most(
-        ctx.execution.latencyMs,
-        a.value,
-        name="latency",
-        verb="took",
-        show=lambda ms: f"{js_number(ms)} ms",
-        missing="no latency was measured for this call (latencyMs)",
-    )
+    return _LATENCY.at_most(ctx.execution.latencyMs, a.value)
 
 
 GRADERS: dict[type[AssertionBase], Grader] = dict(
