@@ -67,6 +67,13 @@ def write_samples(pytester: pytest.Pytester, name: str, doc: Mapping[str, Any] |
     return path
 
 
+def write_sample_set(
+    pytester: pytest.Pytester, *samples: dict[str, Any], name: str = "eval-samples.json", **root: Any
+) -> Path:
+    """Write a v2 document of ``samples`` (extra root keys as keywords) to ``name``; return the path."""
+    return write_samples(pytester, name, sample_set(*samples, **root))
+
+
 # --- running ------------------------------------------------------------------------------------
 
 

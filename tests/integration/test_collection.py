@@ -11,6 +11,7 @@ from tests.integration.conftest import (
     executor_arg,
     sample,
     sample_set,
+    write_sample_set,
     write_samples,
 )
 
@@ -91,15 +92,15 @@ def test_skill_md_becomes_the_system_prompt(
     skill_text = "You are the release-notes skill.\nAlways answer in haiku.\n"
     pytester.path.joinpath("skills/notes").mkdir(parents=True)
     pytester.path.joinpath("skills/notes/SKILL.md").write_text(skill_text, encoding="utf-8")
-    write_samples(
+    write_sample_set(
         pytester,
-        "skills/notes/.omk/eval-samples.json",
-        sample_set(sample("sys", assertions=[{"type": "contains", "value": "release-notes skill"}])),
+        sample("sys", assertions=[{"type": "contains", "value": "release-notes skill"}]),
+        name="skills/notes/.omk/eval-samples.json",
     )
-    write_samples(
+    write_sample_set(
         pytester,
-        "plain/eval-samples.json",
-        sample_set(sample("nosys", assertions=[{"type": "not_contains", "value": "release-notes"}])),
+        sample("nosys", assertions=[{"type": "not_contains", "value": "release-notes"}]),
+        name="plain/eval-samples.json",
     )
     spec = fake_command.script({"*": {"echo": "system"}})
     result = omk_run(executor_arg(spec))
@@ -158,11 +159,11 @@ def test_split_directory_duplicate_sample_id_across_files(pytester: pytest.Pytes
 
 
 def test_split_directory_runs(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
-    write_samples(
-        pytester, "split/a.json", sample_set(sample("a", assertions=[{"type": "contains", "value": "hello"}]))
+    write_sample_set(
+        pytester, sample("a", assertions=[{"type": "contains", "value": "hello"}]), name="split/a.json"
     )
-    write_samples(
-        pytester, "split/b.json", sample_set(sample("b", assertions=[{"type": "contains", "value": "nope"}]))
+    write_sample_set(
+        pytester, sample("b", assertions=[{"type": "contains", "value": "nope"}]), name="split/b.json"
     )
     result = omk_run("--omk-executor=echo", "--omk-samples", "split")
     result.assert_outcomes(passed=1, failed=2)  # b's failed subtest and b itself
@@ -333,14 +334,11 @@ def test_keyword_selection(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
 
 
 def test_markers_from_metadata(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
-    write_samples(
+    write_sample_set(
         pytester,
-        "eval-samples.json",
-        sample_set(
-            sample("easy-one", difficulty="easy", capability=["math"]),
-            sample("hard-one", difficulty="hard", capability=["math", "proof"]),
-            sample("plain"),
-        ),
+        sample("easy-one", difficulty="easy", capability=["math"]),
+        sample("hard-one", difficulty="hard", capability=["math", "proof"]),
+        sample("plain"),
     )
     pytester.makepyfile(test_other="def test_other():\n    pass\n")
     every = omk_run("--omk-executor=echo", "-m", "omk", "--strict-markers")
@@ -359,14 +357,11 @@ def test_markers_from_metadata(pytester: pytest.Pytester, omk_run: OmkRun) -> No
 
 
 def test_last_failed_reruns_only_the_failed_sample(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
-    write_samples(
+    write_sample_set(
         pytester,
-        "eval-samples.json",
-        sample_set(
-            sample("good", "hello", assertions=[{"type": "contains", "value": "hello"}]),
-            sample("bad", "hello", assertions=[{"type": "contains", "value": "goodbye"}]),
-            sample("also-good", "hello"),
-        ),
+        sample("good", "hello", assertions=[{"type": "contains", "value": "hello"}]),
+        sample("bad", "hello", assertions=[{"type": "contains", "value": "goodbye"}]),
+        sample("also-good", "hello"),
     )
     first = omk_run("--omk-executor=echo")
     first.assert_outcomes(passed=2, failed=2)

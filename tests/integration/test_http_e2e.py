@@ -18,7 +18,15 @@ import pytest
 
 from tests.fakes.doc_server import DocServer, Page
 from tests.fakes.fake_llm import FakeLLM
-from tests.integration.conftest import OmkRun, load_report, report_samples, sample, sample_set, write_samples
+from tests.integration.conftest import (
+    OmkRun,
+    load_report,
+    report_samples,
+    sample,
+    sample_set,
+    write_sample_set,
+    write_samples,
+)
 
 KEY = "sk-e2e-sentinel-3f9a1c77d2b04e55"
 RUBRIC_SYSTEM = "impartial judge"
@@ -150,7 +158,7 @@ def test_record_then_replay_with_the_server_gone(
 def test_a_replay_miss_in_none_mode_is_an_error_naming_the_nearest_recording(
     pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
 ) -> None:
-    write_samples(pytester, "eval-samples.json", sample_set(sample("s", "Say hi")))
+    write_sample_set(pytester, sample("s", "Say hi"))
     llm.add_rule("Say hi", "hi")
     omk_run("--omk-executor", "openai", "--omk-recordings", "rec", "--omk-record-mode", "new_episodes")
     result = omk_run("--omk-executor", "openai", "--omk-model", "other-model", "--omk-recordings", "rec",
@@ -165,7 +173,7 @@ def test_xdist_calls_each_model_once_and_matches_a_plain_run(
     pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
 ) -> None:
     samples = [sample(f"s{i}", f"Question {i}", assertions=[{"type": "contains", "value": f"answer {i}"}]) for i in range(8)]
-    write_samples(pytester, "eval-samples.json", sample_set(*samples))
+    write_sample_set(pytester, *samples)
     for i in range(8):
         llm.add_rule(f"Question {i}", f"answer {i}" if i % 3 else "wrong")
     plain = omk_run("--omk-executor", "openai", "--omk-report", "plain.json")
@@ -185,7 +193,7 @@ def test_transient_faults_are_retried_and_never_graded_as_model_failures(
     pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
 ) -> None:
     samples = [sample(f"s{i}", f"Question {i}", assertions=[{"type": "contains", "value": "yes"}]) for i in range(6)]
-    write_samples(pytester, "eval-samples.json", sample_set(*samples))
+    write_sample_set(pytester, *samples)
     llm.add_rule(None, "yes")
     llm.inject("rate_limit", first=3, retry_after=0)
     llm.inject("server_error", match="Question 5", every=True)
@@ -219,9 +227,14 @@ def test_urls_resolved_by_an_mcp_server_replay_without_fetching(
         }
     }
     (pytester.path / ".mcp.json").write_text(json.dumps(config), encoding="utf-8")
-    write_samples(pytester, "eval-samples.json", sample_set(
-        sample("doc", "Summarize https://docs.internal.dev/team/handbook.", assertions=[{"type": "contains", "value": "handbook"}]),
-    ))
+    write_sample_set(
+        pytester,
+        sample(
+            "doc",
+            "Summarize https://docs.internal.dev/team/handbook.",
+            assertions=[{"type": "contains", "value": "handbook"}],
+        ),
+    )
     llm.add_rule("Document handbook in team", "The handbook says hello.")
     args = ("--omk-executor", "openai", "--omk-recordings", "rec", "--omk-report", "r.json")
     first = omk_run(*args, "--omk-record-mode", "new_episodes")
@@ -258,10 +271,11 @@ def test_a_url_that_cannot_be_fetched_errors_the_sample_and_is_never_sent_raw(
         docs.pages["/ok"] = Page(b"The answer is 42.", headers={"Content-Type": "text/plain; charset=utf-8"})
         base = f"http://127.0.0.1:{docs.port}"
         (pytester.path / "pytest.ini").write_text("[pytest]\nomk_url_allow_hosts = 127.0.0.1\n", encoding="utf-8")
-        write_samples(pytester, "eval-samples.json", sample_set(
+        write_sample_set(
+            pytester,
             sample("ok", f"Read {base}/ok and answer.", assertions=[{"type": "contains", "value": "42"}]),
             sample("gone", f"Read {base}/missing and answer."),
-        ))
+        )
         llm.add_rule("The answer is 42.", "It is 42.")
         result = omk_run("--omk-executor", "openai", "--omk-report", "r.json")
     result.assert_outcomes(passed=1, errors=1)

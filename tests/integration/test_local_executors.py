@@ -15,8 +15,7 @@ from tests.integration.conftest import (
     parse_junit,
     report_samples,
     sample,
-    sample_set,
-    write_samples,
+    write_sample_set,
 )
 
 ENV_HEADING = "Declared preconditions for this task (context only; nothing below was set up for you):"
@@ -30,17 +29,14 @@ ENV_CLOSING = (
 
 
 def test_echo_answers_with_the_assembled_prompt(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
-    write_samples(
+    write_sample_set(
         pytester,
-        "eval-samples.json",
-        sample_set(
-            sample("plain", "What is 2+2?", assertions=[{"type": "equals", "value": "What is 2+2?"}]),
-            sample(
-                "ctx",
-                "Summarize.",
-                context="line one\nline two",
-                assertions=[{"type": "equals", "value": "Summarize.\n\n```\nline one\nline two\n```"}],
-            ),
+        sample("plain", "What is 2+2?", assertions=[{"type": "equals", "value": "What is 2+2?"}]),
+        sample(
+            "ctx",
+            "Summarize.",
+            context="line one\nline two",
+            assertions=[{"type": "equals", "value": "Summarize.\n\n```\nline one\nline two\n```"}],
         ),
     )
     result = omk_run("--omk-executor=echo", "--omk-report=r.json")
@@ -122,10 +118,10 @@ def test_python_sync_callable_gets_the_request(
 ) -> None:
     pytester.path.joinpath("prompts").mkdir()
     pytester.path.joinpath("prompts/system.md").write_text("Be terse.", encoding="utf-8")
-    write_samples(
+    write_sample_set(
         pytester,
-        "evals/eval-samples.json",
-        sample_set(sample("s", "hi there", cwd="work", assertions=[{"type": "json_valid"}])),
+        sample("s", "hi there", cwd="work", assertions=[{"type": "json_valid"}]),
+        name="evals/eval-samples.json",
     )
     pytester.path.joinpath("evals/work").mkdir()
     result = omk_run(
@@ -148,10 +144,8 @@ def test_python_sync_callable_gets_the_request(
 
 
 def test_python_async_callable(pytester: pytest.Pytester, omk_run: OmkRun, py_executors: str) -> None:
-    write_samples(
-        pytester,
-        "eval-samples.json",
-        sample_set(sample("s", "quiet", assertions=[{"type": "equals", "value": "async says QUIET"}])),
+    write_sample_set(
+        pytester, sample("s", "quiet", assertions=[{"type": "equals", "value": "async says QUIET"}])
     )
     omk_run(f"--omk-executor=python:{py_executors}:async_exec").assert_outcomes(passed=1)
 
@@ -159,24 +153,21 @@ def test_python_async_callable(pytester: pytest.Pytester, omk_run: OmkRun, py_ex
 def test_python_dict_with_tool_calls_grades_agent_assertions(
     pytester: pytest.Pytester, omk_run: OmkRun, py_executors: str
 ) -> None:
-    write_samples(
+    write_sample_set(
         pytester,
-        "eval-samples.json",
-        sample_set(
-            sample(
-                "agent",
-                assertions=[
-                    {"type": "tools_called", "values": ["Read", "save_observation"]},
-                    {"type": "tool_input_contains", "value": 'save_observation:"confirmedByUser":true'},
-                    {"type": "tool_output_contains", "value": "Read:RUNBOOK"},
-                    {"type": "tools_not_called", "values": ["Bash"]},
-                    {"type": "tools_count_max", "value": 2},
-                    {"type": "turns_max", "value": 3},
-                    {"type": "cost_max", "value": 0.01},
-                    {"type": "tools_called", "values": ["Bash"]},
-                    {"type": "tool_input_contains", "value": "Read:/etc/passwd"},
-                ],
-            )
+        sample(
+            "agent",
+            assertions=[
+                {"type": "tools_called", "values": ["Read", "save_observation"]},
+                {"type": "tool_input_contains", "value": 'save_observation:"confirmedByUser":true'},
+                {"type": "tool_output_contains", "value": "Read:RUNBOOK"},
+                {"type": "tools_not_called", "values": ["Bash"]},
+                {"type": "tools_count_max", "value": 2},
+                {"type": "turns_max", "value": 3},
+                {"type": "cost_max", "value": 0.01},
+                {"type": "tools_called", "values": ["Bash"]},
+                {"type": "tool_input_contains", "value": "Read:/etc/passwd"},
+            ],
         ),
     )
     result = omk_run(f"--omk-executor=python:{py_executors}:traced", "-v", "--omk-report=r.json")
@@ -210,17 +201,14 @@ def test_python_dict_with_tool_calls_grades_agent_assertions(
 def test_python_execution_result_object(
     pytester: pytest.Pytester, omk_run: OmkRun, py_executors: str
 ) -> None:
-    write_samples(
+    write_sample_set(
         pytester,
-        "eval-samples.json",
-        sample_set(
-            sample(
-                "s",
-                assertions=[
-                    {"type": "contains", "value": "result object"},
-                    {"type": "cost_max", "value": 0.1},
-                ],
-            )
+        sample(
+            "s",
+            assertions=[
+                {"type": "contains", "value": "result object"},
+                {"type": "cost_max", "value": 0.1},
+            ],
         ),
     )
     result = omk_run(f"--omk-executor=python:{py_executors}:result_object", "-v", "--junitxml=j.xml")
@@ -233,11 +221,7 @@ def test_python_execution_result_object(
 
 
 def test_python_nested_attribute(pytester: pytest.Pytester, omk_run: OmkRun, py_executors: str) -> None:
-    write_samples(
-        pytester,
-        "eval-samples.json",
-        sample_set(sample("s", assertions=[{"type": "equals", "value": "nested attr"}])),
-    )
+    write_sample_set(pytester, sample("s", assertions=[{"type": "equals", "value": "nested attr"}]))
     omk_run(f"--omk-executor=python:{py_executors}:Holder.nested").assert_outcomes(passed=1)
 
 
@@ -248,7 +232,7 @@ def test_python_nested_attribute(pytester: pytest.Pytester, omk_run: OmkRun, py_
 def test_python_callable_failure_is_an_error(
     pytester: pytest.Pytester, omk_run: OmkRun, py_executors: str, attr: str, message: str
 ) -> None:
-    write_samples(pytester, "eval-samples.json", sample_set(sample("s")))
+    write_sample_set(pytester, sample("s"))
     result = omk_run(f"--omk-executor=python:{py_executors}:{attr}", "--omk-retries=0", "-vv")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines([f"ERROR eval-samples.json::s - *{message}*"])
@@ -260,7 +244,7 @@ def test_python_callable_failure_is_an_error(
 def test_python_spec_that_cannot_be_resolved_is_a_usage_error(
     pytester: pytest.Pytester, omk_run: OmkRun, py_executors: str, spec: str
 ) -> None:
-    write_samples(pytester, "eval-samples.json", sample_set(sample("s")))
+    write_sample_set(pytester, sample("s"))
     result = omk_run(f"--omk-executor={spec}")
     assert result.ret in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED), result.stdout.str()
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
@@ -278,10 +262,8 @@ def test_make_executor_hook(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
             return lambda request: f"hooked[{model}] {request.sample.sample_id}: {request.prompt}"
         """
     )
-    write_samples(
-        pytester,
-        "eval-samples.json",
-        sample_set(sample("s", "ping", assertions=[{"type": "equals", "value": "hooked[m] s: ping"}])),
+    write_sample_set(
+        pytester, sample("s", "ping", assertions=[{"type": "equals", "value": "hooked[m] s: ping"}])
     )
     result = omk_run("--omk-model=m", "--junitxml=j.xml")  # no --omk-executor: the hook provides one
     result.assert_outcomes(passed=1)
@@ -295,11 +277,7 @@ def test_make_executor_hook(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
 
 def test_make_executor_hook_returning_none_falls_back(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
     pytester.makeconftest("def pytest_omk_make_executor(config):\n    return None\n")
-    write_samples(
-        pytester,
-        "eval-samples.json",
-        sample_set(sample("s", "ping", assertions=[{"type": "equals", "value": "ping"}])),
-    )
+    write_sample_set(pytester, sample("s", "ping", assertions=[{"type": "equals", "value": "ping"}]))
     omk_run("--omk-executor=echo").assert_outcomes(passed=1)
     omk_run("-rs").stdout.fnmatch_lines(["SKIPPED*no executor configured*"])
 
@@ -310,17 +288,14 @@ def test_make_executor_hook_returning_none_falls_back(pytester: pytest.Pytester,
 def test_command_json_and_plain_text_answers(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand
 ) -> None:
-    write_samples(
+    write_sample_set(
         pytester,
-        "eval-samples.json",
-        sample_set(
-            sample(
-                "json",
-                assertions=[{"type": "contains", "value": "from json"}, {"type": "cost_max", "value": 0.1}],
-            ),
-            sample("text", assertions=[{"type": "equals", "value": "from plain text"}]),
-            sample("scalar", assertions=[{"type": "equals", "value": "4"}]),
+        sample(
+            "json",
+            assertions=[{"type": "contains", "value": "from json"}, {"type": "cost_max", "value": 0.1}],
         ),
+        sample("text", assertions=[{"type": "equals", "value": "from plain text"}]),
+        sample("scalar", assertions=[{"type": "equals", "value": "4"}]),
     )
     spec = fake_command.script(
         {
@@ -359,27 +334,24 @@ def test_command_trace_drives_agent_assertions(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand
 ) -> None:
     pytester.makeini("[pytest]\nomk_executor_capabilities = mocks\n")
-    write_samples(
+    write_sample_set(
         pytester,
-        "eval-samples.json",
-        sample_set(
-            sample(
-                "agent",
-                mocks=[
-                    {"tool": "Read", "match": {"file_path_endswith": "notes.md"}, "return": "NOTES"},
-                    {"tool": "Read", "return": "OTHER"},
-                    {"tool": "Bash", "return_seq": ["one", "two"]},
-                ],
-                assertions=[
-                    {"type": "tools_called", "values": ["Read", "Bash"]},
-                    {"type": "turns_max", "value": 4},
-                    {"type": "turns_min", "value": 4},
-                    {"type": "mock_hit", "value": "Read:1"},
-                    {"type": "mock_hit", "value": "Bash:1", "threshold": 2},
-                    {"type": "mock_hit", "value": "Read:2"},
-                    {"type": "tools_count_min", "value": 3},
-                ],
-            )
+        sample(
+            "agent",
+            mocks=[
+                {"tool": "Read", "match": {"file_path_endswith": "notes.md"}, "return": "NOTES"},
+                {"tool": "Read", "return": "OTHER"},
+                {"tool": "Bash", "return_seq": ["one", "two"]},
+            ],
+            assertions=[
+                {"type": "tools_called", "values": ["Read", "Bash"]},
+                {"type": "turns_max", "value": 4},
+                {"type": "turns_min", "value": 4},
+                {"type": "mock_hit", "value": "Read:1"},
+                {"type": "mock_hit", "value": "Bash:1", "threshold": 2},
+                {"type": "mock_hit", "value": "Read:2"},
+                {"type": "tools_count_min", "value": 3},
+            ],
         ),
     )
     trace = {
@@ -419,7 +391,7 @@ def test_command_trace_drives_agent_assertions(
 def test_command_failure_is_an_error_with_stderr(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand
 ) -> None:
-    write_samples(pytester, "eval-samples.json", sample_set(sample("s"), sample("t")))
+    write_sample_set(pytester, sample("s"), sample("t"))
     spec = fake_command.script(
         {"s": {"exit": 17, "stderr": "fatal: API quota exceeded for org"}, "t": {"exit": 9}}
     )
@@ -440,26 +412,24 @@ def test_command_request_shape_prompt_assembly_and_cwd(
 ) -> None:
     pytester.path.joinpath("suite/workspace").mkdir(parents=True)
     pytester.path.joinpath("system.txt").write_text("SYSTEM TEXT", encoding="utf-8")
-    write_samples(
+    write_sample_set(
         pytester,
-        "suite/eval-samples.yaml",
-        sample_set(
-            sample(
-                "full",
-                "Fix the bug.",
-                context="def f():\n    return 1",
-                cwd="./workspace",
-                allowedTools=["Read", "Bash"],
-                environment={
-                    "cli_available": ["rg", "jq"],
-                    "files_available": ["src/app.py"],
-                    "notes": "  Python 3.12 only.  ",
-                },
-                mocks=[{"tool": "Read", "return": {"text": "stub"}}],
-                mocksStrict=False,
-            ),
-            sample("bare", "Just this."),
+        sample(
+            "full",
+            "Fix the bug.",
+            context="def f():\n    return 1",
+            cwd="./workspace",
+            allowedTools=["Read", "Bash"],
+            environment={
+                "cli_available": ["rg", "jq"],
+                "files_available": ["src/app.py"],
+                "notes": "  Python 3.12 only.  ",
+            },
+            mocks=[{"tool": "Read", "return": {"text": "stub"}}],
+            mocksStrict=False,
         ),
+        sample("bare", "Just this."),
+        name="suite/eval-samples.yaml",
     )
     pytester.makeini("[pytest]\nomk_executor_capabilities = mocks\n")
     spec = fake_command.script({"*": "ok"})
@@ -515,11 +485,7 @@ def test_command_request_shape_prompt_assembly_and_cwd(
 def test_command_prefix_and_a_script_file_in_the_sample_cwd(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand
 ) -> None:
-    write_samples(
-        pytester,
-        "eval-samples.json",
-        sample_set(sample("s", assertions=[{"type": "equals", "value": "local"}])),
-    )
+    write_sample_set(pytester, sample("s", assertions=[{"type": "equals", "value": "local"}]))
     pytester.path.joinpath("omk-command.json").write_text(json.dumps({"s": "local"}), encoding="utf-8")
     spec = fake_command.spec.replace(f" --script {fake_command.script_path}", "")
     assert "--script" not in spec

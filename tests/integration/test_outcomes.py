@@ -18,12 +18,13 @@ from tests.integration.conftest import (
     report_samples,
     sample,
     sample_set,
+    write_sample_set,
     write_samples,
 )
 
 
 def test_no_executor_skips_with_the_hint(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
-    write_samples(pytester, "eval-samples.json", sample_set(sample("a"), sample("b")))
+    write_sample_set(pytester, sample("a"), sample("b"))
     result = omk_run("-rs")
     result.assert_outcomes(skipped=2)
     result.stdout.fnmatch_lines([f"SKIPPED [[]2[]] *: {NO_EXECUTOR}"])
@@ -31,11 +32,7 @@ def test_no_executor_skips_with_the_hint(pytester: pytest.Pytester, omk_run: Omk
 
 
 def test_executor_from_ini(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
-    write_samples(
-        pytester,
-        "eval-samples.json",
-        sample_set(sample("a", "ping", assertions=[{"type": "equals", "value": "ping"}])),
-    )
+    write_sample_set(pytester, sample("a", "ping", assertions=[{"type": "equals", "value": "ping"}]))
     pytester.makeini("[pytest]\nomk_executor = echo\n")
     omk_run().assert_outcomes(passed=1)
 
@@ -43,11 +40,7 @@ def test_executor_from_ini(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
 def test_cli_executor_wins_over_ini(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand
 ) -> None:
-    write_samples(
-        pytester,
-        "eval-samples.json",
-        sample_set(sample("a", "ping", assertions=[{"type": "equals", "value": "pong"}])),
-    )
+    write_sample_set(pytester, sample("a", "ping", assertions=[{"type": "equals", "value": "pong"}]))
     pytester.makeini("[pytest]\nomk_executor = echo\n")
     omk_run(executor_arg(fake_command.script({"a": "pong"}))).assert_outcomes(passed=1)
 
@@ -88,7 +81,7 @@ def test_unmet_requires_skip_every_item_naming_each(
     monkeypatch.delenv("OMK_TEST_NEVER_SET", raising=False)
     monkeypatch.setenv("OMK_TEST_IS_SET", "1")
     pytester.path.joinpath("present.txt").write_text("x", encoding="utf-8")
-    write_samples(pytester, "eval-samples.json", sample_set(sample("a"), sample("b"), requires=requires))
+    write_sample_set(pytester, sample("a"), sample("b"), requires=requires)
     result = omk_run("--omk-executor=echo", "-rs")
     result.assert_outcomes(skipped=2)
     skip_lines = [line for line in result.stdout.lines if line.startswith("SKIPPED")]
@@ -111,7 +104,7 @@ def test_met_requires_run(
         "env": ["OMK_TEST_IS_SET"],
         "preflight": ["test -f data/in.txt"],
     }
-    write_samples(pytester, "eval-samples.json", sample_set(sample("a"), requires=requires))
+    write_sample_set(pytester, sample("a"), requires=requires)
     omk_run("--omk-executor=echo").assert_outcomes(passed=1)
 
 
@@ -149,16 +142,14 @@ def test_mocks_accepted_when_the_command_declares_interception(
 
 def test_failed_assertion_is_a_one_line_subfailure(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
     long_tail = " filler" * 100
-    write_samples(
+    write_sample_set(
         pytester,
-        "eval-samples.yaml",
-        sample_set(
-            sample(
-                "s",
-                "the quick brown fox" + long_tail,
-                assertions=[{"type": "contains", "value": "quick"}, {"type": "contains", "value": "banana"}],
-            )
+        sample(
+            "s",
+            "the quick brown fox" + long_tail,
+            assertions=[{"type": "contains", "value": "quick"}, {"type": "contains", "value": "banana"}],
         ),
+        name="eval-samples.yaml",
     )
     result = omk_run("--omk-executor=echo", "-vv")
     result.stdout.fnmatch_lines(
@@ -179,24 +170,23 @@ def test_failed_assertion_is_a_one_line_subfailure(pytester: pytest.Pytester, om
     assert "Traceback" not in result.stdout.str()
 
 
+NEEDS_EVIDENCE = sample(
+    "s",
+    assertions=[
+        {"type": "contains", "value": "answer"},
+        {"type": "cost_max", "value": 0.01},
+        {"type": "tools_called", "values": ["Bash"]},
+    ],
+)
+"""A sample whose cost_max and tools_called need evidence that :data:`BARE_ANSWER` lacks."""
+BARE_ANSWER = {"s": {"output": "the answer"}}  # no cost, no trace
+
+
 def test_missing_evidence_is_skipped_and_left_out_of_scores(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand
 ) -> None:
-    write_samples(
-        pytester,
-        "eval-samples.json",
-        sample_set(
-            sample(
-                "s",
-                assertions=[
-                    {"type": "contains", "value": "answer"},
-                    {"type": "cost_max", "value": 0.01},
-                    {"type": "tools_called", "values": ["Bash"]},
-                ],
-            )
-        ),
-    )
-    spec = fake_command.script({"s": {"output": "the answer"}})  # no cost, no trace
+    write_sample_set(pytester, NEEDS_EVIDENCE)
+    spec = fake_command.script(BARE_ANSWER)
     result = omk_run(executor_arg(spec), "-v", "-rs", "--omk-report", "r.json")
     result.stdout.fnmatch_lines(
         [
@@ -223,21 +213,8 @@ def test_missing_evidence_is_skipped_and_left_out_of_scores(
 def test_strict_makes_missing_evidence_fail(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand
 ) -> None:
-    write_samples(
-        pytester,
-        "eval-samples.json",
-        sample_set(
-            sample(
-                "s",
-                assertions=[
-                    {"type": "contains", "value": "answer"},
-                    {"type": "cost_max", "value": 0.01},
-                    {"type": "tools_called", "values": ["Bash"]},
-                ],
-            )
-        ),
-    )
-    spec = fake_command.script({"s": {"output": "the answer"}})
+    write_sample_set(pytester, NEEDS_EVIDENCE)
+    spec = fake_command.script(BARE_ANSWER)
     result = omk_run(executor_arg(spec), "-v", "--omk-strict")
     result.stdout.fnmatch_lines(
         [
@@ -254,10 +231,8 @@ def test_min_composite_fails_an_otherwise_passing_sample(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand, fake_judge: FakeCommand
 ) -> None:
     rubric = {"quality": {"criterion": "answers well", "weight": 1}}
-    write_samples(
-        pytester,
-        "eval-samples.json",
-        sample_set(sample("s", rubric=rubric, assertions=[{"type": "contains", "value": "answer"}])),
+    write_sample_set(
+        pytester, sample("s", rubric=rubric, assertions=[{"type": "contains", "value": "answer"}])
     )
     executor = executor_arg(fake_command.script({"s": "the answer"}))
     judge = f"--omk-judge={fake_judge.script({'*': judge_reply(3)})}"
@@ -283,7 +258,7 @@ def test_rubric_below_threshold_fails_its_subtest(
         "quality": {"criterion": "answers well", "weight": 0.5},
         "tone": {"criterion": "polite", "weight": 0.5},
     }
-    write_samples(pytester, "eval-samples.json", sample_set(sample("s", rubric=rubric)))
+    write_sample_set(pytester, sample("s", rubric=rubric))
     executor = executor_arg(fake_command.script({"s": "the answer"}))
     judge = f"--omk-judge={fake_judge.script({'*': judge_reply(3)})}"
     result = omk_run(executor, judge, "-v", "--omk-rubric-threshold", "4", "--omk-report", "r.json")
@@ -297,11 +272,7 @@ def test_rubric_below_threshold_fails_its_subtest(
 
 def test_no_judge_makes_rubric_missing(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
     rubric = {"quality": {"criterion": "answers well", "weight": 1}}
-    write_samples(
-        pytester,
-        "eval-samples.json",
-        sample_set(sample("s", rubric=rubric, assertions=[{"type": "contains", "value": "say"}])),
-    )
+    write_sample_set(pytester, sample("s", rubric=rubric, assertions=[{"type": "contains", "value": "say"}]))
     result = omk_run("--omk-executor=echo", "-v", "-rs", "--omk-report", "r.json")
     result.stdout.fnmatch_lines(
         ["*SUBSKIPPED[[]rubric: quality[]]*", "eval-samples.json::s PASSED*", "*no judge configured*"]
@@ -313,13 +284,10 @@ def test_no_judge_makes_rubric_missing(pytester: pytest.Pytester, omk_run: OmkRu
 
 
 def test_tripwire_samples_are_xfail(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
-    write_samples(
+    write_sample_set(
         pytester,
-        "eval-samples.json",
-        sample_set(
-            sample("trip-fails", "hi", tripwire=True, assertions=[{"type": "contains", "value": "leak"}]),
-            sample("trip-holds", "hi", tripwire=True, assertions=[{"type": "contains", "value": "hi"}]),
-        ),
+        sample("trip-fails", "hi", tripwire=True, assertions=[{"type": "contains", "value": "leak"}]),
+        sample("trip-holds", "hi", tripwire=True, assertions=[{"type": "contains", "value": "hi"}]),
     )
     result = omk_run("--omk-executor=echo", "-rxX", "--omk-report", "r.json")
     result.assert_outcomes(xfailed=1, xpassed=1)
@@ -332,13 +300,10 @@ def test_tripwire_samples_are_xfail(pytester: pytest.Pytester, omk_run: OmkRun) 
 def test_executor_failure_is_an_error_never_a_pass(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand
 ) -> None:
-    write_samples(
+    write_sample_set(
         pytester,
-        "eval-samples.json",
-        sample_set(
-            sample("fine", assertions=[{"type": "contains", "value": "ok"}]),
-            sample("boom", assertions=[{"type": "contains", "value": "ok"}]),
-        ),
+        sample("fine", assertions=[{"type": "contains", "value": "ok"}]),
+        sample("boom", assertions=[{"type": "contains", "value": "ok"}]),
     )
     spec = fake_command.script(
         {"fine": "ok", "boom": {"exit": 3, "stderr": "provider says: quota exhausted"}}
@@ -356,7 +321,7 @@ def test_executor_failure_is_an_error_never_a_pass(
 def test_executor_failure_error_is_concise(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand
 ) -> None:
-    write_samples(pytester, "eval-samples.json", sample_set(sample("boom")))
+    write_sample_set(pytester, sample("boom"))
     spec = fake_command.script({"boom": {"exit": 3, "stderr": "provider says: quota exhausted"}})
     result = omk_run(executor_arg(spec), "--omk-retries=0")
     result.assert_outcomes(errors=1)
@@ -384,7 +349,7 @@ def test_exitfirst_keeps_the_record_of_the_stopping_sample(
     pytester: pytest.Pytester, omk_run: OmkRun
 ) -> None:
     failing = [{"type": "contains", "value": "absent"}, {"type": "contains", "value": "say"}]
-    write_samples(pytester, "eval-samples.json", sample_set(sample("s0", assertions=failing), sample("s1")))
+    write_sample_set(pytester, sample("s0", assertions=failing), sample("s1"))
     result = omk_run("--omk-executor=echo", "-x", "--omk-report", "r.json")
     result.assert_outcomes(failed=2)
     record = report_samples(load_report(pytester.path / "r.json"))["s0"]
@@ -395,7 +360,7 @@ def test_exitfirst_keeps_the_record_of_the_stopping_sample(
 def test_python_failure_in_a_sibling_test_does_not_disturb_samples(
     pytester: pytest.Pytester, omk_run: OmkRun
 ) -> None:
-    write_samples(pytester, "eval-samples.json", sample_set(sample("a")))
+    write_sample_set(pytester, sample("a"))
     pytester.makepyfile(test_x="def test_x():\n    assert 1 == 2\n")
     omk_run("--omk-executor=echo").assert_outcomes(passed=1, failed=1)
 
@@ -405,32 +370,29 @@ def test_python_failure_in_a_sibling_test_does_not_disturb_samples(
 
 def _report_fixture(pytester: pytest.Pytester, fake_command: FakeCommand) -> str:
     """Four samples: all passing, partly failing, executor error, rubric only (no judge)."""
-    write_samples(
+    write_sample_set(
         pytester,
-        "eval-samples.json",
-        sample_set(
-            sample(
-                "a",
-                capability=["greeting"],
-                difficulty="easy",
-                assertions=[
-                    {"type": "contains", "value": "alpha"},
-                    {"type": "max_length", "value": 100},
-                    {"type": "cost_max", "value": 0.05},
-                ],
-            ),
-            sample(
-                "b",
-                assertions=[
-                    {"type": "contains", "value": "beta", "weight": 1},
-                    {"type": "contains", "value": "answer", "weight": 3},
-                    {"type": "starts_with", "value": "beta"},
-                    {"type": "ends_with", "value": "answer"},
-                ],
-            ),
-            sample("c", assertions=[{"type": "contains", "value": "x"}]),
-            sample("d", rubric={"quality": {"criterion": "is good", "weight": 1}}),
+        sample(
+            "a",
+            capability=["greeting"],
+            difficulty="easy",
+            assertions=[
+                {"type": "contains", "value": "alpha"},
+                {"type": "max_length", "value": 100},
+                {"type": "cost_max", "value": 0.05},
+            ],
         ),
+        sample(
+            "b",
+            assertions=[
+                {"type": "contains", "value": "beta", "weight": 1},
+                {"type": "contains", "value": "answer", "weight": 3},
+                {"type": "starts_with", "value": "beta"},
+                {"type": "ends_with", "value": "answer"},
+            ],
+        ),
+        sample("c", assertions=[{"type": "contains", "value": "x"}]),
+        sample("d", rubric={"quality": {"criterion": "is good", "weight": 1}}),
     )
     return fake_command.script(
         {
@@ -552,11 +514,7 @@ def test_junit_rubric_score_and_cost_from_judge(
         "accuracy": {"criterion": "is accurate", "weight": 0.75},
         "tone": {"criterion": "is polite", "weight": 0.25},
     }
-    write_samples(
-        pytester,
-        "eval-samples.json",
-        sample_set(sample("r", rubric=rubric, assertions=[{"type": "contains", "value": "ok"}])),
-    )
+    write_sample_set(pytester, sample("r", rubric=rubric, assertions=[{"type": "contains", "value": "ok"}]))
     executor = executor_arg(fake_command.script({"r": "ok"}))
     judge = fake_judge.script({"*": judge_reply(4)})
     omk_run(executor, f"--omk-judge={judge}", "--junitxml=j.xml", "--omk-report=r.json").assert_outcomes(
@@ -577,11 +535,7 @@ def test_junit_rubric_score_and_cost_from_judge(
 
 
 def test_junit_properties_hook(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
-    write_samples(
-        pytester,
-        "eval-samples.json",
-        sample_set(sample("h", assertions=[{"type": "contains", "value": "say"}])),
-    )
+    write_sample_set(pytester, sample("h", assertions=[{"type": "contains", "value": "say"}]))
     pytester.makeconftest(
         """
         def pytest_omk_junit_properties(item, result, properties):
@@ -600,11 +554,7 @@ def test_junit_properties_hook(pytester: pytest.Pytester, omk_run: OmkRun) -> No
 
 
 def test_junit_xunit2_with_warnings_as_errors(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
-    write_samples(
-        pytester,
-        "eval-samples.json",
-        sample_set(sample("w", assertions=[{"type": "contains", "value": "say"}])),
-    )
+    write_sample_set(pytester, sample("w", assertions=[{"type": "contains", "value": "say"}]))
     result = omk_run(
         "--omk-executor=echo", "-W", "error", "-o", "junit_family=xunit2", "--junitxml=j.xml", subprocess=True
     )
@@ -679,9 +629,7 @@ def test_secrets_stay_out_of_reports(
     secret = "sk-omk-integration-SECRET-4242"
     monkeypatch.setenv("OPENAI_API_KEY", secret)
     monkeypatch.setenv("ANTHROPIC_API_KEY", secret)
-    write_samples(
-        pytester, "eval-samples.json", sample_set(sample("s", rubric={"q": {"criterion": "c", "weight": 1}}))
-    )
+    write_sample_set(pytester, sample("s", rubric={"q": {"criterion": "c", "weight": 1}}))
     executor = executor_arg(fake_command.script({"s": "fine"}))
     judge = fake_judge.script({"*": judge_reply(5)})
     result = omk_run(executor, f"--omk-judge={judge}", "--junitxml=j.xml", "--omk-report=r.json", "-v")
@@ -698,11 +646,7 @@ def test_secrets_stay_out_of_reports(
 def test_replayed_calls_are_reported(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand
 ) -> None:
-    write_samples(
-        pytester,
-        "eval-samples.json",
-        sample_set(sample("s", assertions=[{"type": "contains", "value": "live"}])),
-    )
+    write_sample_set(pytester, sample("s", assertions=[{"type": "contains", "value": "live"}]))
     spec = fake_command.script({"s": {"output": "live answer", "costUSD": 0.5}})
     args = (
         executor_arg(spec),
@@ -750,8 +694,8 @@ def test_xdist_gives_the_same_results(
             sample("trip", tripwire=True, assertions=[{"type": "contains", "value": "never"}]),
         ),
     )
-    write_samples(
-        pytester, "gated/eval-samples.json", sample_set(sample("g"), requires={"env": ["OMK_TEST_NEVER_SET"]})
+    write_sample_set(
+        pytester, sample("g"), requires={"env": ["OMK_TEST_NEVER_SET"]}, name="gated/eval-samples.json"
     )
     fake_command.script({**fake_command.answers, "*": {"echo": "prompt", "costUSD": 0.001}})
     common = (executor_arg(spec), "--omk-retries=0", "-p", "no:cacheprovider")

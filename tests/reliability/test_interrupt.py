@@ -127,28 +127,41 @@ def write_samples_file(directory: Path, document: dict[str, Any]) -> Path:
     return path
 
 
+def sleep_and_note_pids(pids: Path) -> str:
+    """Shell code that starts ``sleep 30`` as a child, appends both pids to ``pids`` and waits."""
+    return f"sleep 30 & echo $! >> {shlex.quote(str(pids))}; echo $$ >> {shlex.quote(str(pids))}; wait"
+
+
+def interrupt_once_started(
+    args: list[str], run_dir: Path, env: dict[str, str], pids: Path, expected: int, *, check_alive: bool = False
+) -> None:
+    """Run pytest, Ctrl-C it once ``expected`` pids are noted (``check_alive``: all still running),
+    and check that it stopped cleanly, left none of them alive and recorded nothing."""
+    with pytest_process(args, cwd=run_dir, env=env, logs=run_dir / "logs") as run:
+        assert wait_until(lambda: len(pids_in(pids)) >= expected, timeout=30), run.output()
+        started = pids_in(pids)
+        if check_alive:
+            assert all(pid_alive(pid) for pid in started)
+        seconds = interrupt(run)
+        assert_clean_stop(run, seconds, run_dir / "recs")
+    assert not [pid for pid in started if pid_alive(pid)]
+    assert audit_recordings(run_dir / "recs").documents == []
+
+
 # --- a command executor that sleeps in a child process --------------------------------------------
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
 def test_ctrl_c_during_sleeping_commands(run_dir: Path, env: dict[str, str], workers: list[str]) -> None:
     pids = run_dir / "pids.txt"
-    # The shell starts `sleep 30` as a child and waits for it; both pids are written down.
-    script = f"sleep 30 & echo $! >> {shlex.quote(str(pids))}; echo $$ >> {shlex.quote(str(pids))}; wait"
+    script = sleep_and_note_pids(pids)
     write_samples_file(run_dir, samples(6))
     args = [f"--omk-executor=command:sh -c {shlex.quote(script)}", "--omk-judge=none", "--omk-concurrency=8",
             "--omk-timeout=60", "--omk-recordings=recs", "--omk-record-mode=new_episodes", "-p", "no:cacheprovider",
             *workers]
     # Under xdist each worker runs its own items' commands, one at a time.
     expected = 12 if not workers else 4
-    with pytest_process(args, cwd=run_dir, env=env, logs=run_dir / "logs") as run:
-        assert wait_until(lambda: len(pids_in(pids)) >= expected, timeout=30), run.output()
-        started = pids_in(pids)
-        assert all(pid_alive(pid) for pid in started)
-        seconds = interrupt(run)
-        assert_clean_stop(run, seconds, run_dir / "recs")
-    assert not [pid for pid in started if pid_alive(pid)]
-    assert audit_recordings(run_dir / "recs").documents == []
+    interrupt_once_started(args, run_dir, env, pids, expected, check_alive=True)
 
 
 # --- the agent's Bash tool running `sleep 30` ------------------------------------------------------
@@ -156,20 +169,14 @@ def test_ctrl_c_during_sleeping_commands(run_dir: Path, env: dict[str, str], wor
 
 def test_ctrl_c_during_an_agent_bash_tool(run_dir: Path, fake_llm: FakeLLM, env: dict[str, str]) -> None:
     pids = run_dir / "agent-pids.txt"
-    command = f"sleep 30 & echo $! >> {shlex.quote(str(pids))}; echo $$ >> {shlex.quote(str(pids))}; wait"
+    command = sleep_and_note_pids(pids)
     fake_llm.script(default="done")
     # Every sample's first turn runs the command (the interrupt comes long before it ends).
     fake_llm.add_rule(prompt="Question", reply={"tool_calls": [{"name": "Bash", "arguments": {"command": command}}]})
     write_samples_file(run_dir, samples(3))
     args = ["--omk-executor=agent", "--omk-judge=none", "--omk-agent-tool-timeout=60", "--omk-timeout=60",
             "--omk-recordings=recs", "--omk-record-mode=new_episodes", "-p", "no:cacheprovider"]
-    with pytest_process(args, cwd=run_dir, env=env, logs=run_dir / "logs") as run:
-        assert wait_until(lambda: len(pids_in(pids)) >= 6, timeout=30), run.output()
-        started = pids_in(pids)
-        seconds = interrupt(run)
-        assert_clean_stop(run, seconds, run_dir / "recs")
-    assert not [pid for pid in started if pid_alive(pid)]
-    assert audit_recordings(run_dir / "recs").documents == []
+    interrupt_once_started(args, run_dir, env, pids, 6)
 
 
 # --- an MCP server started for URL resolution ------------------------------------------------------
