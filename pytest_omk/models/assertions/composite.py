@@ -7,48 +7,8 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator
 
 from pytest_omk.models._base import LocatedValueError
+from pytest_omk.models.assertions import agent, bounds, judged, similarity, text
 from pytest_omk.models.assertions._base import AssertionBase, Layer
-from pytest_omk.models.assertions.agent import (
-    MockHit,
-    ToolInputContains,
-    ToolInputNotContains,
-    ToolOutputContains,
-    ToolsCalled,
-    ToolsNotCalled,
-)
-from pytest_omk.models.assertions.bounds import (
-    CostMax,
-    LatencyMax,
-    MaxLength,
-    MinLength,
-    ToolsCountMax,
-    ToolsCountMin,
-    TurnsMax,
-    TurnsMin,
-    WordCountMax,
-    WordCountMin,
-)
-from pytest_omk.models.assertions.judged import (
-    AnswerRelevancy,
-    ContextRecall,
-    Custom,
-    Faithfulness,
-    SemanticSimilarity,
-)
-from pytest_omk.models.assertions.similarity import BleuMin, LevenshteinMax, RougeNMin
-from pytest_omk.models.assertions.text import (
-    Contains,
-    ContainsAll,
-    ContainsAny,
-    EndsWith,
-    Equals,
-    JsonSchema,
-    JsonValid,
-    NotContains,
-    NotEquals,
-    Regex,
-    StartsWith,
-)
 
 
 class AssertSet(AssertionBase):
@@ -90,41 +50,41 @@ class AssertSet(AssertionBase):
 
 
 Assertion = Annotated[
-    Contains
-    | NotContains
-    | StartsWith
-    | EndsWith
-    | Equals
-    | NotEquals
-    | ContainsAll
-    | ContainsAny
-    | Regex
-    | JsonValid
-    | JsonSchema
-    | MinLength
-    | MaxLength
-    | WordCountMin
-    | WordCountMax
-    | CostMax
-    | LatencyMax
-    | TurnsMin
-    | TurnsMax
-    | ToolsCountMin
-    | ToolsCountMax
-    | ToolsCalled
-    | ToolsNotCalled
-    | ToolOutputContains
-    | ToolInputContains
-    | ToolInputNotContains
-    | MockHit
-    | RougeNMin
-    | BleuMin
-    | LevenshteinMax
-    | SemanticSimilarity
-    | Faithfulness
-    | AnswerRelevancy
-    | ContextRecall
-    | Custom
+    text.Contains
+    | text.NotContains
+    | text.StartsWith
+    | text.EndsWith
+    | text.Equals
+    | text.NotEquals
+    | text.ContainsAll
+    | text.ContainsAny
+    | text.Regex
+    | text.JsonValid
+    | text.JsonSchema
+    | bounds.MinLength
+    | bounds.MaxLength
+    | bounds.WordCountMin
+    | bounds.WordCountMax
+    | bounds.CostMax
+    | bounds.LatencyMax
+    | bounds.TurnsMin
+    | bounds.TurnsMax
+    | bounds.ToolsCountMin
+    | bounds.ToolsCountMax
+    | agent.ToolsCalled
+    | agent.ToolsNotCalled
+    | agent.ToolOutputContains
+    | agent.ToolInputContains
+    | agent.ToolInputNotContains
+    | agent.MockHit
+    | similarity.RougeNMin
+    | similarity.BleuMin
+    | similarity.LevenshteinMax
+    | judged.SemanticSimilarity
+    | judged.Faithfulness
+    | judged.AnswerRelevancy
+    | judged.ContextRecall
+    | judged.Custom
     | AssertSet,
     Field(discriminator="type"),
 ]
