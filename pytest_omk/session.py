@@ -8,6 +8,7 @@ result in setup, and turns graded items into records for the reports.
 from __future__ import annotations
 
 import concurrent.futures
+import gc
 import os
 from collections.abc import Generator
 from pathlib import Path
@@ -57,6 +58,7 @@ class OmkSession:
         self._system_texts: dict[Path, str] = {}
         self._judge_executor: Executor | None = None
         self._resolver: UrlResolver | None = None
+        self._marks: dict[tuple[str, str | None], pytest.MarkDecorator] = {}
         self.judge_spec = select_judge(self.settings.judge, os.environ)
         warning = same_model_warning(self.judge_spec, self.settings.judge_model, self.settings.executor, self.settings.model)
         if warning and not self.is_worker:
@@ -208,15 +210,29 @@ class OmkSession:
         )
 
     def markers_for(self, sample: Sample) -> list[pytest.MarkDecorator]:
-        """Markers carrying the sample's metadata."""
-        marks = [pytest.mark.omk]
+        """Markers carrying the sample's metadata (one shared mark object per distinct value)."""
+        marks = [self._mark("omk", None)]
         if sample.difficulty:
-            marks.append(pytest.mark.omk_difficulty(sample.difficulty, level=sample.difficulty))
+            marks.append(self._mark("omk_difficulty", sample.difficulty))
         for capability in sample.capability or []:
-            marks.append(pytest.mark.omk_capability(capability, name=capability))
+            marks.append(self._mark("omk_capability", capability))
         if sample.tripwire:
-            marks.append(pytest.mark.xfail(strict=False, reason="tripwire sample: the model is expected to fail"))
+            marks.append(self._mark("xfail", None))
         return marks
+
+    def _mark(self, name: str, value: str | None) -> pytest.MarkDecorator:
+        # Building marks dominates collecting large files; a run has few distinct values.
+        key = (name, value)
+        if key not in self._marks:
+            if name == "omk_difficulty":
+                self._marks[key] = pytest.mark.omk_difficulty(value, level=value)
+            elif name == "omk_capability":
+                self._marks[key] = pytest.mark.omk_capability(value, name=value)
+            elif name == "xfail":
+                self._marks[key] = pytest.mark.xfail(strict=False, reason="tripwire sample: the model is expected to fail")
+            else:
+                self._marks[key] = pytest.mark.omk
+        return self._marks[key]
 
     # --- running ------------------------------------------------------------------------------
 
@@ -271,6 +287,18 @@ class OmkSession:
         grade_and_report(item, subtests, self)
 
     # --- hooks --------------------------------------------------------------------------------
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_collection(self, session: pytest.Session) -> Generator[None, object, object]:
+        # Validating thousands of samples allocates millions of long-lived objects, and the
+        # cyclic garbage collector would rescan them again and again (measured: most of the time
+        # of a 10,000-sample collection). Pause it, then move the survivors out of its sight.
+        gc.disable()
+        try:
+            return (yield)
+        finally:
+            gc.freeze()
+            gc.enable()
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:

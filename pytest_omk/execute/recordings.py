@@ -14,6 +14,7 @@ applies the modes to executor calls. The file format lives in :mod:`.recording_f
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 import warnings
@@ -169,7 +170,8 @@ class RecordingStore:
             if self.replay_only:
                 raise ReplayMissError(self.explain_miss(kind, identity, label=label))
         payload = dict(await live())
-        self.put(kind, identity, payload, label=label)
+        # Writing fsyncs: done on a worker thread so other calls in flight are not held up.
+        await asyncio.to_thread(self.put, kind, identity, payload, label=label)
         return payload, False
 
     # -- typed layer --------------------------------------------------------------------------
@@ -196,7 +198,8 @@ class RecordingStore:
             if self.replay_only:
                 raise ReplayMissError(self.explain_miss(kind, identity, label=label))
         result = await live()
-        self.put(kind, identity, result.model_dump(mode="json", exclude={"replayed"}), label=label)
+        payload = result.model_dump(mode="json", exclude={"replayed"})
+        await asyncio.to_thread(self.put, kind, identity, payload, label=label)
         return result
 
     def explain_miss(self, kind: str, identity: Mapping[str, Any], *, label: str = "") -> str:

@@ -189,7 +189,8 @@ def _parse_yaml(text: str, path: str) -> Any:
         node = loader.get_single_node()
         if node is None:
             return None
-        _check_aliases(node, path)
+        if "&" in text:  # no alias without an anchor: skip the walk for the usual anchor-free file
+            _check_aliases(node, path)
         return loader.construct_document(node)
     except yaml.reader.ReaderError as exc:
         char = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "\0")
