@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_omk.errors import OmkError, SampleFileError
-from pytest_omk.loading import LoadedSample, SampleBundle, load_directory, load_file
-from pytest_omk.pipeline import SamplePlan, SampleRun
 
 if TYPE_CHECKING:
+    from pytest_omk.loading import LoadedSample, SampleBundle
+    from pytest_omk.pipeline import SamplePlan, SampleRun
     from pytest_omk.session import OmkSession
 
 CANONICAL_NAMES = ("eval-samples.json", "eval-samples.yaml")
@@ -94,6 +94,8 @@ class SampleFile(pytest.File):
 
     def load(self) -> SampleBundle:
         if self._bundle is None:
+            from pytest_omk.loading import load_file
+
             self._bundle = load_file(self.path, display=self._display())
         return self._bundle
 
@@ -142,6 +144,8 @@ class SplitDirectory(pytest.Directory):
             self.config.rootpath
         ) else str(self.path)
         try:
+            from pytest_omk.loading import load_directory
+
             bundle = load_directory(self.path, display=display)
         except SampleFileError as exc:
             raise self.CollectError(exc.message) from None

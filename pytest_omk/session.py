@@ -16,26 +16,24 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_omk.agent.options import AgentOptions
-from pytest_omk.compare.variants import Variant
 from pytest_omk.errors import ConfigError, OmkError
-from pytest_omk.execute.base import Executor
-from pytest_omk.execute.factory import make_executor, wrap_callable
-from pytest_omk.execute.recordings import RecordingStore
-from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy
-from pytest_omk.judge import LLMJudge, same_model_warning, select_judge
-from pytest_omk.loading import LoadedSample, SampleBundle
-from pytest_omk.models import Sample
-from pytest_omk.pipeline import SamplePlan, SampleRun, Stages, run_repeated
+from pytest_omk.judge.select import same_model_warning, select_judge
 from pytest_omk.report.collector import RecordCollector
-from pytest_omk.report.records import junit_properties
-from pytest_omk.requires import unmet_requirements
-from pytest_omk.resolve import UrlResolver
-from pytest_omk.runtime import CallRunner, ModelCalls
 from pytest_omk.settings import Settings
 
+# The call machinery (HTTP clients, the agent, MCP, the judge, the URL resolver) is imported when a
+# run first needs it, so that loading the plugin stays cheap for test suites without sample files.
 if TYPE_CHECKING:
     from pytest_omk.collect import SampleFile, SampleItem
+    from pytest_omk.compare.variants import Variant
+    from pytest_omk.execute.base import Executor
+    from pytest_omk.execute.recordings import RecordingStore
+    from pytest_omk.judge import LLMJudge
+    from pytest_omk.loading import LoadedSample, SampleBundle
+    from pytest_omk.models import Sample
+    from pytest_omk.pipeline import SamplePlan, SampleRun, Stages
+    from pytest_omk.resolve import UrlResolver
+    from pytest_omk.runtime import CallRunner, ModelCalls
 
 omk_session_key = pytest.StashKey["OmkSession"]()
 NO_EXECUTOR = "no executor configured (set --omk-executor or omk_executor)"
@@ -71,6 +69,9 @@ class OmkSession:
         """The model under test, or ``None`` when none is configured."""
         if not self._executor_built:
             self._executor_built = True
+            from pytest_omk.agent.options import AgentOptions
+            from pytest_omk.execute.factory import make_executor, wrap_callable
+
             made = self.config.hook.pytest_omk_make_executor(config=self.config)
             try:
                 if made is not None:
@@ -90,6 +91,11 @@ class OmkSession:
         if self._stages is None:
             executor = self.executor
             assert executor is not None
+            from pytest_omk.execute.recordings import RecordingStore
+            from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy
+            from pytest_omk.pipeline import Stages
+            from pytest_omk.runtime import ModelCalls
+
             store = RecordingStore(self._recordings_dir(), self.settings.record_mode, warn=self._warn)
             calls = ModelCalls(
                 store=store,
@@ -102,6 +108,8 @@ class OmkSession:
         return self._stages
 
     def _make_resolver(self, store: RecordingStore) -> UrlResolver:
+        from pytest_omk.resolve import UrlResolver
+
         mcp_config = Path(self.settings.mcp_config) if self.settings.mcp_config else None
         try:
             self._resolver = UrlResolver(
@@ -130,6 +138,9 @@ class OmkSession:
     def _make_judge(self, calls: ModelCalls) -> LLMJudge | None:
         if self.judge_spec is None:
             return None
+        from pytest_omk.execute.factory import make_executor
+        from pytest_omk.judge import LLMJudge
+
         try:
             self._judge_executor = make_executor(self.judge_spec, timeout=self.settings.timeout)
         except ConfigError as exc:
@@ -200,6 +211,8 @@ class OmkSession:
         self, loaded: LoadedSample, bundle: SampleBundle, system_file: Path | None, variant: Variant | None = None
     ) -> SamplePlan:
         """The fixed inputs of one sample's run; a variant's file replaces every other system prompt."""
+        from pytest_omk.pipeline import SamplePlan
+
         return SamplePlan(
             sample=loaded.sample,
             base_dir=bundle.base_dir,
@@ -241,6 +254,8 @@ class OmkSession:
             return NO_EXECUTOR
         key = item.bundle.path
         if key not in self._unmet:
+            from pytest_omk.requires import unmet_requirements
+
             self._unmet[key] = unmet_requirements(item.bundle.requires, item.bundle.base_dir)
         unmet = self._unmet[key]
         return "requires not met: " + "; ".join(unmet) if unmet else None
@@ -252,7 +267,11 @@ class OmkSession:
         if self._skip_reason(item) is not None:
             return None
         if self._runner is None:
+            from pytest_omk.runtime import CallRunner
+
             self._runner = CallRunner()
+        from pytest_omk.pipeline import run_repeated
+
         future = self._runner.submit(run_repeated(item.plan, self._stage_set(), self.settings.repeat))
         self._futures[item.nodeid] = future
         return future
@@ -325,6 +344,8 @@ class OmkSession:
         if call.when == "teardown" and record is not None:
             # JUnit writes the properties of the teardown report, so they are derived here, once,
             # from the final record (graded, skipped or errored alike).
+            from pytest_omk.report.records import junit_properties
+
             props = junit_properties(record)
             self.config.hook.pytest_omk_junit_properties(item=item, result=record, properties=props)
             item.user_properties.extend((str(k), str(v)) for k, v in props)

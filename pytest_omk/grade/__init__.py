@@ -1,10 +1,42 @@
-"""Grading: assertion readings and the scores computed from them (no pytest involved)."""
+"""Grading: assertion readings and the scores computed from them (no pytest involved).
+
+Names load on first use, so that the plugin's start-up (which needs only ``scoring``) does not
+import every grader.
+"""
 
 from __future__ import annotations
 
-from pytest_omk.grade.base import GradeContext, Grader, excerpt, finish
-from pytest_omk.grade.registry import GRADERS, grade, grade_sample
-from pytest_omk.grade.scoring import Scores, judge_layer, mean_score, ratio_to_score, round2, score_sample
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pytest_omk.grade.base import GradeContext, Grader, excerpt, finish
+    from pytest_omk.grade.registry import GRADERS, grade, grade_sample
+    from pytest_omk.grade.scoring import Scores, judge_layer, mean_score, ratio_to_score, round2, score_sample
+
+_LAZY = {
+    "GradeContext": "base",
+    "Grader": "base",
+    "excerpt": "base",
+    "finish": "base",
+    "GRADERS": "registry",
+    "grade": "registry",
+    "grade_sample": "registry",
+    "Scores": "scoring",
+    "judge_layer": "scoring",
+    "mean_score": "scoring",
+    "ratio_to_score": "scoring",
+    "round2": "scoring",
+    "score_sample": "scoring",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+
 
 __all__ = [
     "GRADERS",

@@ -11,12 +11,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
+from typing import TYPE_CHECKING
 
-from pytest_omk.models import AssertionBase
-from pytest_omk.models.assertions import assertion_layer
-from pytest_omk.models.results import Reading
+if TYPE_CHECKING:  # the models load only when a sample is scored (the plugin's start-up imports this)
+    from pytest_omk.models import AssertionBase
+    from pytest_omk.models.results import Reading
 
 _CENT = Decimal("0.01")
+
+LAYERS = ("assertions", "fact", "behavior", "judge", "composite")
+"""The five scores of a sample, in report order."""
 
 
 def round2(x: float) -> float:
@@ -68,6 +72,8 @@ def score_sample(
     if len(assertions) != len(readings):
         raise ValueError(f"{len(assertions)} assertions but {len(readings)} readings")
     pairs = list(zip(assertions, readings, strict=True))
+    from pytest_omk.models.assertions import assertion_layer
+
     fact = _weighted([(a, r) for a, r in pairs if assertion_layer(a) == "fact"])
     behavior = _weighted([(a, r) for a, r in pairs if assertion_layer(a) == "behavior"])
     present = [s for s in (fact, behavior, judge) if s is not None]

@@ -16,8 +16,8 @@ from pytest_omk.compare.analysis import analyze
 from pytest_omk.compare.baseline import load_baseline, regression_message
 from pytest_omk.compare.render import comparison_lines
 from pytest_omk.errors import ConfigError
+from pytest_omk.grade.scoring import LAYERS
 from pytest_omk.report.json_report import build_report
-from pytest_omk.report.records import metadata_of, scores_record
 from pytest_omk.report.terminal import render_summary, summarize
 
 if TYPE_CHECKING:
@@ -78,12 +78,12 @@ class RecordCollector:
             "repeats": None,
             "executor": executor.id if executor is not None else None,
             "model": self.settings.model,
-            "scores": scores_record(None),
+            "scores": dict.fromkeys(LAYERS),
             "assertions": [],
             "rubric": {},
             "execution": None,
             "urls": [],
-            "metadata": metadata_of(item.loaded.sample),
+            "metadata": _metadata(item),
             "modelCalls": {"live": 0, "replayed": 0},
             "order": self.order.get(item.nodeid, 0),
         }
@@ -164,3 +164,9 @@ def _outcome(report: pytest.TestReport) -> str | None:
     if report.when == "teardown" and report.failed:
         return "error"
     return None
+
+
+def _metadata(item: SampleItem) -> dict[str, Any]:
+    from pytest_omk.report.records import metadata_of
+
+    return metadata_of(item.loaded.sample)

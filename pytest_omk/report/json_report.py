@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from pytest_omk import __version__
-from pytest_omk.judge import template_ids
+from pytest_omk.judge.templates import template_ids
 
 if TYPE_CHECKING:
     from pytest_omk.settings import Settings

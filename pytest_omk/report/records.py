@@ -9,12 +9,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_omk.grade.scoring import Scores
+from pytest_omk.grade.scoring import LAYERS, Scores
 from pytest_omk.models import AssertionBase, Sample
 from pytest_omk.models.assertions import assertion_layer
 from pytest_omk.models.results import ExecutionResult, Reading
-
-LAYERS = ("assertions", "fact", "behavior", "judge", "composite")
 
 
 def metadata_of(sample: Sample) -> dict[str, Any]:
