@@ -6,9 +6,9 @@ The judge itself (and the call machinery it needs) loads on first use, so that i
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from pytest_omk._lazy import lazy_exports
 from pytest_omk.judge.select import describe_selection, same_model_warning, select_judge
 
 if TYPE_CHECKING:
@@ -33,11 +33,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+__getattr__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = [
