@@ -269,7 +269,10 @@ SERVED_HOSTILE = [
 def test_hostile_answer_is_refused(server: DocServer, path: str, reason: str) -> None:
     _setup_hostile_pages(server)
     dns = StubDns({LOOP: ["127.0.0.1"], "private.fixture.dev": ["192.168.7.7"]})
-    fetcher = SafeHttpFetcher(allow_hosts={LOOP}, dns=dns, timeout=0.4)
+    # Only the slow pages are meant to hit the timeout; the others get a generous one, so a loaded
+    # machine (redirect chains, a 1 MiB body) cannot turn their refusal into a timeout.
+    slow = path in ("/slow-body", "/slow-headers")
+    fetcher = SafeHttpFetcher(allow_hosts={LOOP}, dns=dns, timeout=0.4 if slow else 10.0)
     before = len(server.hits)
     with pytest.raises(FetchError) as caught:
         fetch(fetcher, f"http://{LOOP}:{server.port}{path}")
