@@ -55,7 +55,7 @@ class ResolvedText:
 
     prompt: str
     context: str | None
-    urls: list[dict[str, str]] = field(default_factory=list)
+    urls: list[dict[str, str | int]] = field(default_factory=list)
     """Resolved URLs with their content digest, for the report."""
 
 

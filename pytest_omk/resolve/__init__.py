@@ -51,8 +51,8 @@ class ResolvedUrl:
     via: str
     """``http``, ``mcp`` or ``replay``."""
 
-    def report(self) -> dict[str, str]:
-        return {"url": self.url, "sha256": self.sha256, "bytes": str(self.size), "via": self.via}
+    def report(self) -> dict[str, str | int]:
+        return {"url": self.url, "sha256": self.sha256, "bytes": self.size, "via": self.via}
 
 
 @dataclass

@@ -88,8 +88,8 @@ def test_inlines_prompt_and_context_and_reports_digests(server: DocServer, make:
     assert resolved.prompt == f"Read {url_a}{alpha}."
     assert resolved.context == f"Also ({url_b}{beta}) and {url_a}#x{alpha}"
     assert resolved.urls == [
-        {"url": url_a, "sha256": _sha("Alpha\ndoc"), "bytes": "9", "via": "http"},
-        {"url": url_b, "sha256": _sha("Beta"), "bytes": "4", "via": "http"},
+        {"url": url_a, "sha256": _sha("Alpha\ndoc"), "bytes": 9, "via": "http"},
+        {"url": url_b, "sha256": _sha("Beta"), "bytes": 4, "via": "http"},
     ]
 
 
