@@ -89,12 +89,24 @@ def add_options(parser: pytest.Parser) -> None:
             kwargs["action"] = "store_true"
         elif opt.kind == "paths":
             kwargs["action"] = "append"
-            kwargs["metavar"] = "PATH"
+            kwargs["metavar"] = "NAME=PATH" if opt.flag == "--omk-variant" else "PATH"
         else:
             kwargs["type"] = {"int": int, "float": float}.get(opt.kind, str)
             if opt.choices:
                 kwargs["choices"] = opt.choices
+            else:
+                kwargs["metavar"] = _metavar(opt)
         group.addoption(opt.flag, **kwargs)
+
+
+def _metavar(opt: _Option) -> str:
+    """``--omk-model NAME`` reads better in ``--help`` than ``--omk-model OMK_MODEL``."""
+    if opt.kind == "int":
+        return "N"
+    if opt.kind == "float":
+        return "S" if opt.flag.endswith("timeout") else "X"
+    last = opt.flag.rsplit("-", 1)[-1]
+    return {"executor": "SPEC", "judge": "SPEC", "model": "NAME"}.get(last, "PATH")
 
 
 def _raw(config: pytest.Config, opt: _Option) -> Any:
