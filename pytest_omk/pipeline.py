@@ -8,7 +8,7 @@ is cheap and its results are reported as subtests in pytest's order.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
@@ -151,5 +151,3 @@ async def run_repeated(plan: SamplePlan, stages: Stages, times: int) -> list[Sam
         return [await run_sample(plan, stages)]
     return list(await asyncio.gather(*(run_sample(replace(plan, repeat=i), stages) for i in range(times))))
 
-
-SampleRunner = Callable[[SamplePlan], Awaitable[SampleRun]]

@@ -56,7 +56,7 @@ class OmkSession:
         self._system_texts: dict[Path, str] = {}
         self._judge_executor: Executor | None = None
         self._resolver: UrlResolver | None = None
-        self._marks: dict[tuple[str, str | None], pytest.MarkDecorator] = {}
+        self._marks: dict[tuple[Any, ...], pytest.MarkDecorator] = {}
         self.judge_spec = select_judge(self.settings.judge, os.environ)
         warning = same_model_warning(self.judge_spec, self.settings.judge_model, self.settings.executor, self.settings.model)
         if warning and not self.is_worker:
@@ -224,27 +224,21 @@ class OmkSession:
 
     def markers_for(self, sample: Sample) -> list[pytest.MarkDecorator]:
         """Markers carrying the sample's metadata (one shared mark object per distinct value)."""
-        marks = [self._mark("omk", None)]
+        marks = [self._mark("omk")]
         if sample.difficulty:
-            marks.append(self._mark("omk_difficulty", sample.difficulty))
+            marks.append(self._mark("omk_difficulty", sample.difficulty, level=sample.difficulty))
         for capability in sample.capability or []:
-            marks.append(self._mark("omk_capability", capability))
+            marks.append(self._mark("omk_capability", capability, name=capability))
         if sample.tripwire:
-            marks.append(self._mark("xfail", None))
+            marks.append(self._mark("xfail", strict=False, reason="tripwire sample: the model is expected to fail"))
         return marks
 
-    def _mark(self, name: str, value: str | None) -> pytest.MarkDecorator:
+    def _mark(self, marker: str, /, *args: str, **kwargs: str | bool) -> pytest.MarkDecorator:
         # Building marks dominates collecting large files; a run has few distinct values.
-        key = (name, value)
+        key = (marker, args, tuple(sorted(kwargs.items())))
         if key not in self._marks:
-            if name == "omk_difficulty":
-                self._marks[key] = pytest.mark.omk_difficulty(value, level=value)
-            elif name == "omk_capability":
-                self._marks[key] = pytest.mark.omk_capability(value, name=value)
-            elif name == "xfail":
-                self._marks[key] = pytest.mark.xfail(strict=False, reason="tripwire sample: the model is expected to fail")
-            else:
-                self._marks[key] = pytest.mark.omk
+            decorator = getattr(pytest.mark, marker)
+            self._marks[key] = decorator(*args, **kwargs) if args or kwargs else decorator
         return self._marks[key]
 
     # --- running ------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ over the default.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -160,7 +160,6 @@ class Settings:
     fail_on_regression: float | None = None
     url_allow_hosts: tuple[str, ...] = ()
     executor_capabilities: tuple[str, ...] = ()
-    extra: dict[str, Any] = field(default_factory=dict)
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> Settings:
