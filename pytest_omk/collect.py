@@ -23,6 +23,11 @@ if TYPE_CHECKING:
 CANONICAL_NAMES = ("eval-samples.json", "eval-samples.yaml")
 
 
+def display_path(path: Path, rootpath: Path) -> str:
+    """``path`` as shown to users: relative to the rootdir (POSIX) when inside it, else as is."""
+    return path.relative_to(rootpath).as_posix() if path.is_relative_to(rootpath) else str(path)
+
+
 class SampleFailed(Exception):
     """Raised by an item or an assertion subtest to report a failed reading in one line."""
 
@@ -87,10 +92,7 @@ class SampleFile(pytest.File):
         self.system_file = system_file
 
     def _display(self) -> str:
-        try:
-            return self.path.relative_to(self.config.rootpath).as_posix()
-        except ValueError:
-            return str(self.path)
+        return display_path(self.path, self.config.rootpath)
 
     def load(self) -> SampleBundle:
         if self._bundle is None:
@@ -140,9 +142,7 @@ class SplitDirectory(pytest.Directory):
     """A split directory given with ``--omk-samples``: validated as one set, one child per file."""
 
     def collect(self) -> Iterator[SampleFile]:
-        display = self.path.relative_to(self.config.rootpath).as_posix() if self.path.is_relative_to(
-            self.config.rootpath
-        ) else str(self.path)
+        display = display_path(self.path, self.config.rootpath)
         try:
             from pytest_omk.loading import load_directory
 

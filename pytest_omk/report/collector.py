@@ -67,12 +67,11 @@ class RecordCollector:
 
     def begin(self, item: SampleItem, executor: Executor | None) -> None:
         """Create the item's record before anything can fail, so errors are reported too."""
-        file = item.path.relative_to(item.config.rootpath).as_posix() if item.path.is_relative_to(
-            item.config.rootpath
-        ) else str(item.path)
+        from pytest_omk.collect import display_path
+
         item.omk_record = {
             "nodeid": item.nodeid,
-            "file": file,
+            "file": display_path(item.path, item.config.rootpath),
             "sample_id": item.sample_id,
             "variant": item.plan.variant,
             "repeats": None,
