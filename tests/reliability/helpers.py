@@ -177,6 +177,8 @@ class PytestProcess:
     stdout_path: Path
     stderr_path: Path
     mark: str
+    started: float = field(default_factory=time.monotonic)
+    """``time.monotonic()`` just after the process was started: nothing it runs began earlier."""
 
     @property
     def pid(self) -> int:

@@ -17,7 +17,6 @@ import json
 import os
 import re
 import signal
-import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -190,18 +189,19 @@ def test_faults_never_change_a_grade_and_errors_name_the_fault(
     assert all(e["error"] is None for e in baseline.values())
     assert baseline["s08"]["rubric"]["tone"]["status"] == "fail"  # a judged model failure too
 
+    clean_calls = len(llm.requests)
+
     # 2. The same run with faults, recording.
     llm.reset()
     script(llm, faults=True)
-    started = time.monotonic()
     chaos = omk_run(
         *COMMON, "--omk-record-mode=new_episodes", "--omk-recordings=recs", "--omk-report=chaos.json",
         "--junitxml=chaos.xml", "-rA",
     )
-    elapsed = time.monotonic() - started
     output = chaos.stdout.str() + chaos.stderr.str()
     assert "Traceback" not in output
     faulted = [r for r in llm.requests if r.outcome != "reply"]
+    chaos_calls = len(llm.requests)
     assert len(faulted) >= 20, f"only {len(faulted)} faults were injected: the test proves little"
     assert {r.outcome for r in faulted} >= {"rate_limit", "server_error", "garbage", "drop", "hang", "slow_body"}
 
@@ -283,7 +283,8 @@ def test_faults_never_change_a_grade_and_errors_name_the_fault(
         assert replayed[sid]["outcome"] == "error"
         assert "--omk-record-mode=none" in replayed[sid]["error"]
     assert "Traceback" not in replay.stdout.str()
-    assert elapsed < 60
+    # Retries are bounded: no call was tried more than once plus --omk-retries=3 times.
+    assert chaos_calls <= 4 * clean_calls
 
 
 # --- SIGKILL in the middle of recording -----------------------------------------------------------

@@ -1,13 +1,19 @@
 """Interruption leaves nothing behind: Ctrl-C (SIGINT to pytest's process group, as a terminal
-sends it) in the middle of a concurrent run stops pytest within seconds, with no process of the
+sends it) in the middle of a concurrent run stops pytest, with no process of the
 run still alive and no partial recording.
 
-Four runs are interrupted: HTTP calls to a slow fake model (2-5 s per answer, 8 in flight), a
+Four runs are interrupted: HTTP calls to a slow fake model (8 in flight), a
 command executor sleeping in a child process, the agent executor while its Bash tool runs
-``sleep 30``, and a run that started an MCP server to resolve URLs. Every process a run starts
+a long ``sleep``, and a run that started an MCP server to resolve URLs. Every process a run starts
 inherits a marker in its environment, so a scan of ``/proc`` finds anything left, whatever its
 process group (commands and tools run in sessions of their own, which a terminal's Ctrl-C never
 reaches: pytest-omk itself must end them).
+
+No wall-clock budget is asserted (a loaded machine can take any time to start or stop Python).
+What proves that pytest stopped the work rather than waited for it is the order of events: every
+pending piece of work (a sleep, a model answer) would end on its own no earlier than
+``PENDING_SECONDS`` after the pytest process started, and pytest must have exited, with none of
+it still running, before that moment.
 """
 
 from __future__ import annotations
@@ -37,8 +43,9 @@ from tests.reliability.helpers import (
 SCHEMA = "omk.eval-sample-set/v2"
 MCP_DOCS_SERVER = Path(__file__).resolve().parents[1] / "fakes" / "mcp_docs_server.py"
 KEY = "sk-interrupt-key-000111222"
-STOP_WITHIN = 5.0
-"""Seconds from SIGINT to pytest's exit (it must also have killed its children by then)."""
+PENDING_SECONDS = 120.0
+"""How long each interrupted piece of work would run if nobody stopped it (sleeps, slow answers)."""
+SLEEP = f"sleep {PENDING_SECONDS:g}"
 
 
 @pytest.fixture(autouse=True)
@@ -68,22 +75,22 @@ def env(fake_llm: FakeLLM) -> dict[str, str]:
 
 
 def interrupt(run: PytestProcess) -> float:
-    """Ctrl-C: SIGINT to pytest's process group; returns the seconds until pytest exited."""
-    started = time.monotonic()
+    """Ctrl-C: SIGINT to pytest's process group; returns ``time.monotonic()`` once pytest exited."""
     os.killpg(run.pid, signal.SIGINT)
     try:
-        run.wait(STOP_WITHIN + 20)
+        run.wait(max(run.started + PENDING_SECONDS - time.monotonic(), 1.0))
     except Exception:
-        pytest.fail(f"pytest did not stop after SIGINT: {run.output()}")
-    return time.monotonic() - started
+        pytest.fail(f"pytest did not stop after SIGINT before its work would have ended: {run.output()}")
+    return time.monotonic()
 
 
-def assert_clean_stop(run: PytestProcess, seconds: float, recordings: Path) -> str:
-    """The run stopped in time, as an interruption, and left no process and no partial file."""
+def assert_clean_stop(run: PytestProcess, exited: float, recordings: Path) -> str:
+    """The run stopped as an interruption, before any pending work would have ended by itself,
+    and left no process and no partial file."""
     out, err = run.output()
     assert run.proc.returncode == pytest.ExitCode.INTERRUPTED, (run.proc.returncode, out, err)
     assert "KeyboardInterrupt" in out + err
-    assert seconds < STOP_WITHIN, f"pytest took {seconds:.1f} s to stop"
+    assert exited < run.started + PENDING_SECONDS, "pytest waited for the interrupted work to end"
     # Whatever was still running went with it (a moment's grace for the kernel to reap).
     assert wait_until(lambda: not marked_processes(run.mark), timeout=2), marked_processes(run.mark)
     audit = audit_recordings(recordings)
@@ -105,18 +112,19 @@ def run_dir(tmp_path: Path) -> Path:
 def test_ctrl_c_during_slow_http_calls(run_dir: Path, fake_llm: FakeLLM, env: dict[str, str]) -> None:
     fake_llm.script(default="ok")
     for i in range(24):
-        fake_llm.add_rule(f"Question {i:02d}:", f"answer {i}", latency=2.0 + (i % 4))  # 2, 3, 4 or 5 s
+        # Two quick answers get recorded; every other one would take PENDING_SECONDS.
+        fake_llm.add_rule(f"Question {i:02d}:", f"answer {i}", latency=0.2 if i < 2 else PENDING_SECONDS)
     write_samples_file(run_dir, samples(24))
-    args = ["--omk-executor=openai", "--omk-judge=none", "--omk-concurrency=8", "--omk-recordings=recs",
+    args = ["--omk-executor=openai", "--omk-judge=none", "--omk-concurrency=8", "--omk-timeout=600", "--omk-recordings=recs",
             "--omk-record-mode=new_episodes", "-p", "no:cacheprovider"]
     with pytest_process(args, cwd=run_dir, env=env, logs=run_dir / "logs") as run:
-        # Interrupt once the first answers are recorded and the next eight calls are in flight.
-        assert wait_until(lambda: len(list((run_dir / "recs").rglob("*.json"))) >= 2, timeout=30), run.output()
-        assert wait_until(lambda: len(fake_llm.requests) >= 10, timeout=10)
-        seconds = interrupt(run)
-        assert_clean_stop(run, seconds, run_dir / "recs")
+        # Interrupt once the quick answers are recorded and eight slow calls are in flight.
+        assert wait_until(lambda: len(list((run_dir / "recs").rglob("*.json"))) >= 2, timeout=60), run.output()
+        assert wait_until(lambda: len(fake_llm.requests) >= 10, timeout=60)
+        exited = interrupt(run)
+        assert_clean_stop(run, exited, run_dir / "recs")
     audit = audit_recordings(run_dir / "recs")
-    assert 2 <= len(audit.documents) < 24
+    assert len(audit.documents) == 2
     for document in audit.documents:
         assert document.result["output"] == f"answer {int(document.label[1:])}"
 
@@ -128,8 +136,8 @@ def write_samples_file(directory: Path, document: dict[str, Any]) -> Path:
 
 
 def sleep_and_note_pids(pids: Path) -> str:
-    """Shell code that starts ``sleep 30`` as a child, appends both pids to ``pids`` and waits."""
-    return f"sleep 30 & echo $! >> {shlex.quote(str(pids))}; echo $$ >> {shlex.quote(str(pids))}; wait"
+    """Shell code that starts a long sleep as a child, appends both pids to ``pids`` and waits."""
+    return f"{SLEEP} & echo $! >> {shlex.quote(str(pids))}; echo $$ >> {shlex.quote(str(pids))}; wait"
 
 
 def interrupt_once_started(
@@ -138,12 +146,12 @@ def interrupt_once_started(
     """Run pytest, Ctrl-C it once ``expected`` pids are noted (``check_alive``: all still running),
     and check that it stopped cleanly, left none of them alive and recorded nothing."""
     with pytest_process(args, cwd=run_dir, env=env, logs=run_dir / "logs") as run:
-        assert wait_until(lambda: len(pids_in(pids)) >= expected, timeout=30), run.output()
+        assert wait_until(lambda: len(pids_in(pids)) >= expected, timeout=60), run.output()
         started = pids_in(pids)
         if check_alive:
             assert all(pid_alive(pid) for pid in started)
-        seconds = interrupt(run)
-        assert_clean_stop(run, seconds, run_dir / "recs")
+        exited = interrupt(run)
+        assert_clean_stop(run, exited, run_dir / "recs")
     assert not [pid for pid in started if pid_alive(pid)]
     assert audit_recordings(run_dir / "recs").documents == []
 
@@ -157,14 +165,14 @@ def test_ctrl_c_during_sleeping_commands(run_dir: Path, env: dict[str, str], wor
     script = sleep_and_note_pids(pids)
     write_samples_file(run_dir, samples(6))
     args = [f"--omk-executor=command:sh -c {shlex.quote(script)}", "--omk-judge=none", "--omk-concurrency=8",
-            "--omk-timeout=60", "--omk-recordings=recs", "--omk-record-mode=new_episodes", "-p", "no:cacheprovider",
+            "--omk-timeout=600", "--omk-recordings=recs", "--omk-record-mode=new_episodes", "-p", "no:cacheprovider",
             *workers]
     # Under xdist each worker runs its own items' commands, one at a time.
     expected = 12 if not workers else 4
     interrupt_once_started(args, run_dir, env, pids, expected, check_alive=True)
 
 
-# --- the agent's Bash tool running `sleep 30` ------------------------------------------------------
+# --- the agent's Bash tool running a long sleep ---------------------------------------------------
 
 
 def test_ctrl_c_during_an_agent_bash_tool(run_dir: Path, fake_llm: FakeLLM, env: dict[str, str]) -> None:
@@ -174,7 +182,7 @@ def test_ctrl_c_during_an_agent_bash_tool(run_dir: Path, fake_llm: FakeLLM, env:
     # Every sample's first turn runs the command (the interrupt comes long before it ends).
     fake_llm.add_rule(prompt="Question", reply={"tool_calls": [{"name": "Bash", "arguments": {"command": command}}]})
     write_samples_file(run_dir, samples(3))
-    args = ["--omk-executor=agent", "--omk-judge=none", "--omk-agent-tool-timeout=60", "--omk-timeout=60",
+    args = ["--omk-executor=agent", "--omk-judge=none", "--omk-agent-tool-timeout=600", "--omk-timeout=600",
             "--omk-recordings=recs", "--omk-record-mode=new_episodes", "-p", "no:cacheprovider"]
     interrupt_once_started(args, run_dir, env, pids, 6)
 
@@ -196,23 +204,23 @@ def test_ctrl_c_after_an_mcp_server_started(run_dir: Path, fake_llm: FakeLLM, en
         },
     }
     (run_dir / ".mcp.json").write_text(json.dumps({"mcpServers": {"docs": server}}), encoding="utf-8")
-    fake_llm.script(default="ok", latency=30.0)
+    fake_llm.script(default="ok", latency=PENDING_SECONDS)
     document = samples(4)
     for i, sample in enumerate(document["samples"]):
         sample["prompt"] += f" See https://docs.corp.dev/team/page-{i}"
     write_samples_file(run_dir, document)
-    args = ["--omk-executor=openai", "--omk-judge=none", "--omk-concurrency=8", "--omk-timeout=60",
+    args = ["--omk-executor=openai", "--omk-judge=none", "--omk-concurrency=8", "--omk-timeout=600",
             "--omk-recordings=recs", "--omk-record-mode=new_episodes", "-p", "no:cacheprovider"]
     with pytest_process(args, cwd=run_dir, env=env, logs=run_dir / "logs") as run:
         # The pages were fetched through the server and the model calls are in flight.
-        assert wait_until(lambda: len(fake_llm.requests) >= 4, timeout=30), run.output()
+        assert wait_until(lambda: len(fake_llm.requests) >= 4, timeout=60), run.output()
         server_pid = int(pidfile.read_text(encoding="utf-8"))
         assert pid_alive(server_pid)
         # The server runs in a process group of its own, which Ctrl-C does not reach: pytest-omk
         # must stop it.
         assert os.getpgid(server_pid) != run.pid
-        seconds = interrupt(run)
-        assert_clean_stop(run, seconds, run_dir / "recs")
+        exited = interrupt(run)
+        assert_clean_stop(run, exited, run_dir / "recs")
     assert not pid_alive(server_pid)
     audit = audit_recordings(run_dir / "recs")
     assert len([d for d in audit.documents if d.kind == "fetch"]) == 4  # the four pages, whole

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import textwrap
 import time
 from pathlib import Path
@@ -13,7 +12,7 @@ import pytest
 from pytest_omk.models.results import Reading
 from tests.unit._grading import read
 
-needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+needs_node = pytest.mark.usefixtures("node")
 
 
 def write(directory: Path, name: str, source: str) -> str:
@@ -115,11 +114,12 @@ def test_python_check_problems_are_error_readings_that_not_never_inverts(
 
 def test_python_check_timeout(tmp_path: Path) -> None:
     fn = write(
-        tmp_path, "slow.py", "import time\ndef check(output, context):\n    time.sleep(3)\n    return True\n"
+        tmp_path, "slow.py", "import time\ndef check(output, context):\n    time.sleep(120)\n    return True\n"
     )
     started = time.monotonic()
     reading = run(tmp_path, fn, timeout=0.3, negate=True)
-    assert time.monotonic() - started < 2
+    # Order of events: the reading came long before the check would have returned by itself.
+    assert time.monotonic() - started < 60
     assert (reading.status, reading.final) == ("fail", True)
     assert "timed out after 0.3 s" in reading.message
 
@@ -199,9 +199,7 @@ def test_javascript_check_problems_are_error_readings(tmp_path: Path, source: st
 @needs_node
 def test_javascript_timeout_kills_node(tmp_path: Path) -> None:
     fn = write(tmp_path, "hang.mjs", "export default () => new Promise(() => setInterval(() => {}, 1000));\n")
-    started = time.monotonic()
     reading = run(tmp_path, fn, timeout=1.0)
-    assert time.monotonic() - started < 10
     assert reading.final
     assert "timed out after 1 s (node was killed)" in reading.message
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -281,11 +280,9 @@ class TestConcurrency:
         judge = LLMJudge(model_calls(), fake, model=None, threshold=3)
         criteria = [f"criterion {i}" for i in range(6)]
         plan = make_plan(tmp_path, rubric=rubric(*criteria), assertions=[{"type": "answer_relevancy"}])
-        start = time.perf_counter()
         outcome = run(judge, plan)
-        elapsed = time.perf_counter() - start
+        # The peak count of calls in flight proves they overlapped; no wall-clock bound needed.
         assert outcome.calls == 7 and fake.peak == 7
-        assert elapsed < 0.3 * 2, f"judge calls ran one after another ({elapsed:.2f}s)"
 
 
 class TestFailures:

@@ -1,7 +1,8 @@
 """Valid files load; legacy and v1 upstream files are refused clearly; split directories behave.
 
-The upstream files are the format owner's own (``shared/upstream-samples``), classified as in the
-table at the end of ``spec/omk-semantics.md`` (§15).
+The suite's own files (``tests/data/valid``, ``tests/data/legacy``) cover every rule; the upstream
+files are the format owner's own (``shared/upstream-samples``, skipped when absent), classified as
+in the table at the end of ``spec/omk-semantics.md`` (§15).
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from pytest_omk.loading.validate import validate_document
 from pytest_omk.models import AssertSet
 
 VALID_DIR = Path(__file__).resolve().parents[1] / "data" / "valid"
+LEGACY_DIR = Path(__file__).resolve().parents[1] / "data" / "legacy"
+LEGACY_OWN = sorted(p for p in LEGACY_DIR.iterdir() if p.suffix in (".json", ".yaml") and p.stem != "v1")
 
 
 def _any(value: object) -> Any:
@@ -101,33 +104,48 @@ def test_upstream_v2_details_survive_loading(upstream_samples: Path) -> None:
     assert runtime.samples[0].sample.cwd == "./workspace"
 
 
+def assert_rejected_as_legacy(path: Path, name: str) -> None:
+    """``path`` is refused, naming ``schemaVersion``: as a bare array, or as a root without it."""
+    with pytest.raises(SampleFileError) as info:
+        load_file(path, display=name)
+    error = info.value
+    assert error.message.startswith(name)
+    assert "schemaVersion" in error.reason, error.message
+    text = path.read_text(encoding="utf-8")
+    first_line = next(line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#"))
+    if first_line.lstrip().startswith(("[", "-")):
+        assert error.where == "$", error.message
+        assert error.reason.startswith("legacy top-level array is not supported"), error.message
+    else:
+        assert error.where == "schemaVersion", error.message
+        assert "schemaVersion is missing" in error.reason
+
+
+def assert_rejected_as_v1(path: Path) -> None:
+    with pytest.raises(SampleFileError) as info:
+        load_file(path)
+    assert info.value.where == "schemaVersion"
+    assert "unsupported schemaVersion 'omk.eval-sample-set/v1'" in info.value.reason
+    assert "expected 'omk.eval-sample-set/v2'" in info.value.reason
+
+
+@pytest.mark.parametrize("path", LEGACY_OWN, ids=lambda p: p.name)
+def test_legacy_files_are_rejected_clearly(path: Path) -> None:
+    assert_rejected_as_legacy(path, f"legacy/{path.name}")
+
+
+def test_v1_file_is_rejected_naming_the_version() -> None:
+    assert_rejected_as_v1(LEGACY_DIR / "v1.json")
+
+
 def test_legacy_upstream_files_are_rejected_clearly(upstream_samples: Path) -> None:
     for name in legacy_files(upstream_samples):
-        path = upstream_samples / name
-        with pytest.raises(SampleFileError) as info:
-            load_file(path, display=name)
-        error = info.value
-        assert error.message.startswith(name)
-        assert "schemaVersion" in error.reason, error.message
-        text = path.read_text(encoding="utf-8")
-        first_line = next(
-            line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")
-        )
-        if first_line.lstrip().startswith(("[", "-")):
-            assert error.where == "$", error.message
-            assert error.reason.startswith("legacy top-level array is not supported"), error.message
-        else:
-            assert error.where == "schemaVersion", error.message
-            assert "schemaVersion is missing" in error.reason
+        assert_rejected_as_legacy(upstream_samples / name, name)
 
 
 def test_v1_upstream_file_is_rejected_naming_the_version(upstream_samples: Path) -> None:
     for name in UPSTREAM_V1:
-        with pytest.raises(SampleFileError) as info:
-            load_file(upstream_samples / name)
-        assert info.value.where == "schemaVersion"
-        assert "unsupported schemaVersion 'omk.eval-sample-set/v1'" in info.value.reason
-        assert "expected 'omk.eval-sample-set/v2'" in info.value.reason
+        assert_rejected_as_v1(upstream_samples / name)
 
 
 @pytest.mark.parametrize("name", sorted(UPSTREAM_GOLD))
@@ -136,17 +154,24 @@ def test_gold_data_is_not_a_sample_file(upstream_samples: Path, name: str) -> No
         load_file(upstream_samples / name)
 
 
-def test_legacy_samples_wrapped_in_a_v2_root_name_the_offending_keys(upstream_samples: Path) -> None:
+def assert_wrapped_legacy_names_the_keys(legacy: Any) -> None:
     # Upgrading only the root is not enough: the old per-sample fields are named one by one.
-    legacy = json.loads(
-        (upstream_samples / "examples/agent-eval/eval-samples.json").read_text(encoding="utf-8")
-    )
     document = {"schemaVersion": "omk.eval-sample-set/v2", "samples": legacy}
     with pytest.raises(SampleFileError) as located:
         validate_document(document, path="wrapped.json", text=None)
     assert located.value.where == "samples[0].rubric"
     assert "a string rubric is the legacy format" in located.value.reason
     assert "also samples[0].dimensions: unknown key" in located.value.reason
+
+
+def test_legacy_samples_wrapped_in_a_v2_root_name_the_offending_keys() -> None:
+    legacy = json.loads((LEGACY_DIR / "no-version.json").read_text(encoding="utf-8"))["samples"]
+    assert_wrapped_legacy_names_the_keys(legacy)
+
+
+def test_upstream_legacy_samples_wrapped_in_a_v2_root(upstream_samples: Path) -> None:
+    path = upstream_samples / "examples/agent-eval/eval-samples.json"
+    assert_wrapped_legacy_names_the_keys(json.loads(path.read_text(encoding="utf-8")))
 
 
 # --- valid documents written for this suite -----------------------------------------------------

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from pytest_omk.grade import (
     Scores,
@@ -23,13 +23,17 @@ from pytest_omk.grade import (
 from pytest_omk.models.results import Reading
 from tests.unit._grading import make_ctx, make_sample
 
-FIXTURE = "test/fixtures/eval-core/scoring-equivalence-v1.json"
+VECTORS: dict[str, Any] = yaml.safe_load(
+    (Path(__file__).resolve().parents[1] / "data" / "scoring" / "vectors.yaml").read_text(encoding="utf-8")
+)
+"""The suite's own scoring vectors (hand-computed from the scoring rules)."""
+UPSTREAM_FIXTURE = "test/fixtures/eval-core/scoring-equivalence-v1.json"
 
 
 @pytest.fixture(scope="module")
 def equivalence(upstream_samples: Path) -> dict[str, Any]:
-    """Upstream's scoring-equivalence vectors."""
-    data: dict[str, Any] = json.loads((upstream_samples / FIXTURE).read_text(encoding="utf-8"))
+    """The format owner's scoring-equivalence vectors (skipped when the shared corpus is absent)."""
+    data: dict[str, Any] = json.loads((upstream_samples / UPSTREAM_FIXTURE).read_text(encoding="utf-8"))
     return data
 
 
@@ -52,7 +56,7 @@ def test_round2_is_to_fixed_2_half_up_on_the_exact_double(x: float, rounded: flo
     assert round2(x) == rounded
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+@pytest.mark.usefixtures("node")
 def test_round2_agrees_with_javascript_to_fixed() -> None:
     rng = random.Random(7)
     values = [rng.uniform(1, 5) for _ in range(1500)] + [k / 1000 for k in range(1000, 5001, 5)]
@@ -70,60 +74,96 @@ def test_ratio_to_score() -> None:
     assert ratio_to_score(0, 0) is None
 
 
-def test_worked_vector_of_the_semantics_document(equivalence: dict[str, Any]) -> None:
-    vector = equivalence["deterministicAssertions"]
-    sample = make_sample(*vector["assertions"])
-    assertions = sample.assertions or []
-    ctx = make_ctx(sample, vector["output"], toolCalls=vector["context"]["toolCalls"])
-    readings = grade_sample(assertions, ctx)
-
-    expected = vector["expected"]
-    assert [r.status == "pass" for r in readings] == [d["passed"] for d in expected["details"]]
-    assert sum(r.status == "pass" for r in readings) == expected["passed"]
-
-    layered = vector["expectedLayered"]
-    scores = score_sample(assertions, readings, judge=layered["layeredScores"]["judgeScore"])
-    assert scores == Scores(
-        assertions=expected["score"],
-        fact=layered["layeredScores"]["factScore"],
-        behavior=layered["layeredScores"]["behaviorScore"],
-        judge=layered["layeredScores"]["judgeScore"],
-        composite=layered["compositeScore"],
-    )
-    assert (scores.assertions, scores.fact, scores.behavior, scores.composite) == (4.0, 3.29, 5.0, 4.1)
+def check_deterministic(
+    assertions: list[Any], output: str, tool_calls: list[Any], passed: list[bool], judge: float, expected: Scores
+) -> None:
+    sample = make_sample(*assertions)
+    parsed = sample.assertions or []
+    readings = grade_sample(parsed, make_ctx(sample, output, toolCalls=tool_calls))
+    assert [r.status == "pass" for r in readings] == passed
+    assert score_sample(parsed, readings, judge=judge) == expected
 
 
-def test_fixed_response_judge_assertions_vector(equivalence: dict[str, Any]) -> None:
-    vector = equivalence["fixedResponseAssertions"]
-    sample = make_sample(*vector["assertions"], context=vector["sample"]["context"])
-    assertions = sample.assertions or []
+def check_judged(
+    assertions: list[Any], output: str, context: str, judge_scores: list[int], passed: list[bool], expected: Scores
+) -> None:
+    sample = make_sample(*assertions, context=context)
+    parsed = sample.assertions or []
     judged = {
         i: (Reading.passed if score >= a.threshold else Reading.failed)(f"score {score}", score=score)  # type: ignore[attr-defined]
-        for i, (a, score) in enumerate(zip(assertions, vector["replayScores"], strict=True))
+        for i, (a, score) in enumerate(zip(parsed, judge_scores, strict=True))
     }
-    readings = grade_sample(assertions, make_ctx(sample, vector["output"], judge_readings=judged))
-    assert [r.status == "pass" for r in readings] == [d["passed"] for d in vector["expected"]["details"]]
-    scores = score_sample(assertions, readings, judge=None)
-    assert scores.assertions == vector["expected"]["score"]
-    assert scores.fact == vector["expected"]["score"]  # judge-scored types are fact-layer
-    assert (scores.behavior, scores.composite) == (None, 3.0)
+    readings = grade_sample(parsed, make_ctx(sample, output, judge_readings=judged))
+    assert [r.status == "pass" for r in readings] == passed
+    assert score_sample(parsed, readings, judge=None) == expected
 
 
-def test_judge_repeats_average_observed_readings_only(equivalence: dict[str, Any]) -> None:
-    vector = equivalence["judgeRepeat"]
+def check_repeats(scores: list[int], mean: float) -> None:
     # A score of 0 marks a failed judge call: missing evidence, not a zero.
-    readings = [
-        Reading.passed(score=s) if s else Reading.missing("judge failed") for s in vector["replayScores"]
-    ]
-    assert mean_score(readings) == vector["expected"]["score"]
+    readings = [Reading.passed(score=s) if s else Reading.missing("judge failed") for s in scores]
+    assert mean_score(readings) == mean
     assert mean_score([Reading.missing("x")]) is None
 
 
-def test_judge_ensemble_is_the_mean_of_member_means(equivalence: dict[str, Any]) -> None:
-    vector = equivalence["judgeEnsemble"]
-    members = [mean_score([Reading.passed(score=s) for s in m["replayScores"]]) for m in vector["members"]]
-    assert members == [member["score"] for member in vector["expected"]["ensemble"]]
-    assert mean_score([Reading.passed(score=m) for m in members]) == vector["expected"]["score"]
+def check_ensemble(members: list[list[int]], member_means: list[float], mean: float) -> None:
+    got = [mean_score([Reading.passed(score=s) for s in m]) for m in members]
+    assert got == member_means
+    assert mean_score([Reading.passed(score=m) for m in got]) == mean
+
+
+def test_worked_vector() -> None:
+    v = VECTORS["worked"]
+    check_deterministic(v["assertions"], v["output"], v["toolCalls"], v["passed"], v["judge"], Scores(**v["scores"]))
+
+
+def test_worked_vector_without_a_trace() -> None:
+    v = VECTORS["worked"]
+    sample = make_sample(*v["assertions"])
+    readings = grade_sample(sample.assertions or [], make_ctx(sample, v["output"]))
+    assert [i for i, r in enumerate(readings) if r.status == "missing"] == v["without_trace"]["missing"]
+    scores = score_sample(sample.assertions or [], readings, judge=v["judge"])
+    assert scores == Scores(**v["without_trace"]["scores"], judge=v["judge"])
+
+
+def test_judge_scored_assertions_vector() -> None:
+    v = VECTORS["judged"]
+    check_judged(v["assertions"], v["output"], v["context"], v["judge_scores"], v["passed"], Scores(**v["scores"], judge=None))
+
+
+def test_judge_repeats_average_observed_readings_only() -> None:
+    check_repeats(VECTORS["judge_repeat"]["scores"], VECTORS["judge_repeat"]["mean"])
+
+
+def test_judge_ensemble_is_the_mean_of_member_means() -> None:
+    v = VECTORS["judge_ensemble"]
+    check_ensemble(v["members"], v["member_means"], v["mean"])
+
+
+def test_upstream_vectors(equivalence: dict[str, Any]) -> None:
+    """The same checks on the format owner's own vectors."""
+    v = equivalence["deterministicAssertions"]
+    layered = v["expectedLayered"]["layeredScores"]
+    expected = Scores(
+        assertions=v["expected"]["score"],
+        fact=layered["factScore"],
+        behavior=layered["behaviorScore"],
+        judge=layered["judgeScore"],
+        composite=v["expectedLayered"]["compositeScore"],
+    )
+    passed = [d["passed"] for d in v["expected"]["details"]]
+    check_deterministic(v["assertions"], v["output"], v["context"]["toolCalls"], passed, layered["judgeScore"], expected)
+    f = equivalence["fixedResponseAssertions"]
+    score = f["expected"]["score"]
+    check_judged(
+        f["assertions"], f["output"], f["sample"]["context"], f["replayScores"],
+        [d["passed"] for d in f["expected"]["details"]],
+        Scores(assertions=score, fact=score, behavior=None, judge=None, composite=score),
+    )
+    check_repeats(equivalence["judgeRepeat"]["replayScores"], equivalence["judgeRepeat"]["expected"]["score"])
+    e = equivalence["judgeEnsemble"]
+    check_ensemble(
+        [m["replayScores"] for m in e["members"]], [m["score"] for m in e["expected"]["ensemble"]], e["expected"]["score"]
+    )
 
 
 def test_judge_layer_is_the_weighted_mean_only_when_every_dimension_is_scored() -> None:
@@ -191,13 +231,3 @@ def test_composite_rounds_the_mean_of_rounded_layers() -> None:
 def test_score_sample_needs_one_reading_per_assertion() -> None:
     with pytest.raises(ValueError, match="1 assertions but 0 readings"):
         _scores([CONTAINS], [])
-
-
-def test_worked_vector_without_a_trace(equivalence: dict[str, Any]) -> None:
-    # The docs' follow-up: with no trace, the mixed set's tools_called child is missing evidence.
-    vector = equivalence["deterministicAssertions"]
-    sample = make_sample(*vector["assertions"])
-    readings = grade_sample(sample.assertions or [], make_ctx(sample, vector["output"]))
-    assert readings[4].status == "missing"
-    scores = score_sample(sample.assertions or [], readings, judge=4)
-    assert (scores.assertions, scores.fact, scores.behavior, scores.composite) == (3.5, 3.29, 5.0, 4.1)
