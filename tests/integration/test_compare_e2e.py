@@ -375,11 +375,16 @@ def test_ab_example_runs_offline_from_its_recordings(pytester: pytest.Pytester, 
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9")  # a live call could only fail
     result = run(pytester, str(example), "-v", f"--omk-report={pytester.path / 'ab.json'}")
     result.assert_outcomes(passed=11, failed=10)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # on purpose, as README says
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    assert "**fails on purpose**, exit code 1" in readme
+    assert "`10 failed, 11 passed, 45 subtests passed`" in readme
     result.stdout.fnmatch_lines(
         [
             "*model calls: 0 live, 16 replayed*",
             "  detailed - concise: +0.33 [[]-0.13, +0.75[]] over 8 samples: no clear difference",
             "coverage by capability:",
+            "*= 10 failed, 11 passed, 45 subtests passed in *",
         ]
     )
     report = load_report(pytester.path / "ab.json")
