@@ -88,7 +88,11 @@ def assert_clean_stop(run: PytestProcess, exited: float, recordings: Path) -> st
     """The run stopped as an interruption, before any pending work would have ended by itself,
     and left no process and no partial file."""
     out, err = run.output()
-    assert run.proc.returncode == pytest.ExitCode.INTERRUPTED, (run.proc.returncode, out, err)
+    # pytest reports the interruption (exit code 2). About one run in 25, after printing that same
+    # report, CPython ends the process through its own "unhandled KeyboardInterrupt" path, a
+    # kill(self, SIGINT) seen with strace, so the code is -SIGINT; both are a clean Ctrl-C to a
+    # shell. The cause is still open (docs/reliability.md); what is asserted below holds for both.
+    assert run.proc.returncode in (pytest.ExitCode.INTERRUPTED, -signal.SIGINT), (run.proc.returncode, out, err)
     assert "KeyboardInterrupt" in out + err
     assert exited < run.started + PENDING_SECONDS, "pytest waited for the interrupted work to end"
     # Whatever was still running went with it (a moment's grace for the kernel to reap).
