@@ -53,6 +53,8 @@ OPTIONS: tuple[_Option, ...] = (
     _Option("--omk-min-composite", "a sample also fails when its composite score is below X", None, "float"),
     _Option("--omk-strict", "missing evidence fails instead of skipping", False, "bool"),
     _Option("--omk-report", "write the JSON report to this path"),
+    _Option("--omk-html", "write a self-contained HTML report with charts to this path"),
+    _Option("--omk-markdown", "write a Markdown summary to this path (also to $GITHUB_STEP_SUMMARY when set)"),
     _Option("--omk-record-mode", "recordings: new_episodes, none (replay only), all (re-record), off",
             "new_episodes", choices=RECORD_MODES),
     _Option("--omk-recordings", "recordings directory, relative to rootdir (default: in pytest's cache)"),
@@ -143,6 +145,8 @@ class Settings:
     min_composite: float | None = None
     strict: bool = False
     report: str | None = None
+    html: str | None = None
+    markdown: str | None = None
     record_mode: RecordMode = "new_episodes"
     recordings: str | None = None
     concurrency: int = 8
@@ -166,7 +170,7 @@ class Settings:
         values = {opt.dest.removeprefix("omk_"): _raw(config, opt) for opt in OPTIONS}
         # A path given on the command line is relative to where pytest was started; one from an
         # ini file is relative to the rootdir (the ini file's directory), like --junitxml/junit_*.
-        for name in ("report", "system", "mcp_config", "baseline"):
+        for name in ("report", "html", "markdown", "system", "mcp_config", "baseline"):
             if values[name] and config.getoption(f"omk_{name}", default=None) is None:
                 values[name] = str(Path(config.rootpath) / values[name])
         values["samples"] = tuple(values["samples"] or ())

@@ -132,11 +132,16 @@ def compare_with_baseline(
 
 def regression_message(section: Mapping[str, Any]) -> str | None:
     """One message naming every regressed sample and layer, or ``None`` when there is none."""
-    regressions = section.get("regressions") or []
-    if not regressions:
+    parts = regression_parts(section)
+    if not parts:
         return None
+    return f"omk: regression against baseline {section['path']}: " + "; ".join(parts)
+
+
+def regression_parts(section: Mapping[str, Any]) -> list[str]:
+    """One line per regressed sample or layer of a report's ``baseline`` section."""
     parts: list[str] = []
-    for r in regressions:
+    for r in section.get("regressions") or []:
         where = f" [variant {r['variant']}]" if r.get("variant") else ""
         if r["kind"] == "sample":
             layers = ", ".join(
@@ -150,4 +155,4 @@ def regression_message(section: Mapping[str, Any]) -> str | None:
                 f"layer {r['layer']}{where} mean {r['baseline']:.2f} -> {r['current']:.2f} "
                 f"({r['delta']:+.2f}, allowed -{section['threshold']:g})"
             )
-    return f"omk: regression against baseline {section['path']}: " + "; ".join(parts)
+    return parts

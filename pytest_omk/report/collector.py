@@ -6,7 +6,7 @@ xdist: no temporary files, no shared memory, only pytest's own report channel.
 
 from __future__ import annotations
 
-import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,8 +16,10 @@ from pytest_omk.compare.analysis import analyze
 from pytest_omk.compare.baseline import load_baseline, regression_message
 from pytest_omk.compare.render import comparison_lines
 from pytest_omk.errors import ConfigError
+from pytest_omk.execute.recording_files import secrets_from_env
 from pytest_omk.grade.scoring import LAYERS
 from pytest_omk.report.json_report import build_report
+from pytest_omk.report.outputs import ReportTargets, write_reports
 from pytest_omk.report.terminal import render_summary, summarize
 
 if TYPE_CHECKING:
@@ -40,6 +42,8 @@ class RecordCollector:
         """The comparison sections, computed once at the end of the run (controller only)."""
         self.regression: str | None = None
         """The regression gate's message when ``--omk-fail-on-regression`` tripped."""
+        self.written: list[str] = []
+        """One line per HTML/Markdown report written (or not writable), shown after the scores."""
         if settings.baseline and not hasattr(config, "workerinput"):
             # Read now, so an unusable baseline is a usage error before any model is called.
             try:
@@ -117,6 +121,8 @@ class RecordCollector:
         analysis = self.analyze(rows)
         for line in comparison_lines(analysis, message=self.regression, coverage=verbosity >= 1):
             terminalreporter.write_line(line, red=line == self.regression)
+        for line in self.written:
+            terminalreporter.write_line(line, red=line.startswith("omk: cannot"))
 
     def finish(self, session: pytest.Session) -> None:
         rows = self.ordered()
@@ -128,11 +134,11 @@ class RecordCollector:
         if self.regression and session.exitstatus == pytest.ExitCode.OK:
             # The gate: the tests themselves passed, but the run regressed against the baseline.
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        if self.settings.report:
-            path = self._path(self.settings.report)
-            document = build_report(rows, totals, self.settings, analysis)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        settings = self.settings
+        targets = ReportTargets.from_options(settings.report, settings.html, settings.markdown, os.environ, self._path)
+        if targets.wanted:
+            document = build_report(rows, totals, settings, analysis)
+            self.written = write_reports(document, targets, secrets_from_env(os.environ))
 
     def _junit_suite_properties(self, totals: dict[str, Any]) -> None:
         from _pytest.junitxml import xml_key  # private: the public route needs a test function

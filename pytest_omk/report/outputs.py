@@ -1,0 +1,79 @@
+"""Write the report document to its sinks: JSON, HTML, Markdown and GitHub's step summary.
+
+The document is built once per run; every sink renders from that one value after secrets are
+scrubbed from it, so no sink can show what another hides.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_omk.execute.recording_files import Redactor
+from pytest_omk.report.html import render_html
+from pytest_omk.report.markdown import render_markdown
+
+STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
+
+
+@dataclass(frozen=True)
+class ReportTargets:
+    """Where this run's reports go (``None``: not asked for)."""
+
+    json: Path | None = None
+    html: Path | None = None
+    markdown: Path | None = None
+    step_summary: Path | None = None
+    """GitHub Actions' summary file: appended to, as each step may add its part."""
+
+    @classmethod
+    def from_options(
+        cls, report: str | None, html: str | None, markdown: str | None, environ: Mapping[str, str],
+        resolve: Callable[[str], Path],
+    ) -> ReportTargets:
+        """The targets of the ``--omk-report/-html/-markdown`` values and the environment."""
+        summary = environ.get(STEP_SUMMARY_ENV) or None
+        return cls(
+            json=resolve(report) if report else None,
+            html=resolve(html) if html else None,
+            markdown=resolve(markdown) if markdown else None,
+            step_summary=Path(summary) if summary else None,
+        )
+
+    @property
+    def wanted(self) -> bool:
+        """Whether any report is to be written at all (the document is built only then)."""
+        return any((self.json, self.html, self.markdown, self.step_summary))
+
+
+def write_reports(document: Mapping[str, Any], targets: ReportTargets, secrets: Iterable[str]) -> list[str]:
+    """Render and write every wanted report; returns one line per report written or failed."""
+    clean: dict[str, Any] = Redactor(secrets).data(document)
+    lines: list[str] = []
+    jobs: list[tuple[str, Path | None, Callable[[], str], bool]] = [
+        ("JSON report", targets.json, lambda: json.dumps(clean, indent=2, ensure_ascii=False) + "\n", False),
+        ("HTML report", targets.html, lambda: render_html(clean), False),
+        ("Markdown summary", targets.markdown, lambda: render_markdown(clean), False),
+        ("step summary", targets.step_summary, lambda: render_markdown(clean), True),
+    ]
+    for label, path, render, append in jobs:
+        if path is None:
+            continue
+        try:
+            _write(path, render(), append=append)
+        except OSError as exc:
+            lines.append(f"omk: cannot write the {label} to {path}: {exc.strerror or exc}")
+        else:
+            if label != "JSON report":
+                lines.append(f"omk: {label} written to {path}")
+    return lines
+
+
+def _write(path: Path, content: str, *, append: bool) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # ``surrogatepass`` would write invalid UTF-8; a lone surrogate from a JSON string becomes "?".
+    with path.open("a" if append else "w", encoding="utf-8", errors="replace") as handle:
+        handle.write(content)
