@@ -38,6 +38,10 @@ def pytest_configure(config: pytest.Config) -> None:
     session = OmkSession(config)
     config.stash[omk_session_key] = session
     config.pluginmanager.register(session, "omk-session")
+    if config.pluginmanager.hasplugin("html") and not hasattr(config, "workerinput"):
+        from pytest_omk.report.pytest_html import PytestHtmlColumns
+
+        config.pluginmanager.register(PytestHtmlColumns(), "omk-pytest-html")
     _register_explicit_samples(config, session)
 
 

@@ -36,6 +36,14 @@ def sample_details(index: int, sample: Doc) -> str:
     return "".join(parts)
 
 
+def readings_html(sample: Doc) -> str:
+    """The output and every reading of a sample, for pages other than ours (pytest-html's extras)."""
+    execution: Doc = sample.get("execution") or {}
+    output = f'<h4>Output</h4><pre class="output">{text(execution.get("output", ""))}</pre>' if execution else ""
+    error = f'<p class="error">{text(sample["error"])}</p>' if sample.get("error") else ""
+    return error + output + _assertions(sample.get("assertions") or []) + _rubric(sample.get("rubric") or {})
+
+
 def _facts(sample: Doc, execution: Doc) -> str:
     facts: list[tuple[str, Any]] = [
         ("file", sample.get("file")),
