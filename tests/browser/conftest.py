@@ -16,10 +16,18 @@ from websockets.sync.client import ClientConnection
 from tests.browser.cdp import chromium, find_chromium
 from tests.integration.conftest import _no_provider_env, fake_command, omk_run  # noqa: F401  (fixtures, re-exported)
 
-# An in-process pytester run forgets every module first imported inside it; the plugin's lazily
-# imported stages must be loaded out here, or a second run would meet second copies of their classes.
-for _name in ("pytest_omk.pipeline", "pytest_omk.grade.registry", "pytest_omk.report.subtests", "pytest_omk.report.outputs"):
-    importlib.import_module(_name)
+
+def preload_stages() -> None:
+    """Import the plugin's lazily loaded stages before any in-process pytester run.
+
+    Such a run forgets every module first imported inside it, so a second run would meet second
+    copies of the assertion classes and the grader registry would not know them.
+    """
+    for name in ("pytest_omk.pipeline", "pytest_omk.grade.registry", "pytest_omk.report.subtests", "pytest_omk.report.outputs"):
+        importlib.import_module(name)
+
+
+preload_stages()
 
 
 @pytest.fixture(scope="module")
