@@ -189,3 +189,19 @@ def test_pytest_html_has_one_row_per_sample_with_score_columns(
         assert "&lt;i&gt;tag&lt;/i&gt;" in extra["content"] and "<i>" not in extra["content"]
         assert extra["content"].count("<tr>") == 1 + 2  # header row + one per assertion
     assert tests["test_plain.py::test_plain"][0]["omk_composite"] == ""
+
+
+def test_secrets_reach_no_report(
+    pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "tok-5ecret-value-1234"
+    monkeypatch.setenv("ACME_SERVICE_TOKEN", secret)
+    step = pytester.path / "step.md"
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step))
+    write_sample_set(pytester, sample("leaky", assertions=[{"type": "contains", "value": "absent"}]))
+    spec = fake_command.script({"leaky": {"output": f"the token is {secret}"}})
+    omk_run(executor_arg(spec), "--omk-html=r.html", "--omk-markdown=r.md", "--omk-report=r.json")
+    for name in ("r.html", "r.md", "r.json", "step.md"):
+        content = (pytester.path / name).read_text(encoding="utf-8")
+        assert secret not in content, name
+        assert "REDACTED" in content, name
