@@ -77,6 +77,7 @@ class RecordCollector:
             "nodeid": item.nodeid,
             "file": display_path(item.path, item.config.rootpath),
             "sample_id": item.sample_id,
+            "prompt": item.loaded.sample.prompt,
             "variant": item.plan.variant,
             "repeats": None,
             "executor": executor.id if executor is not None else None,

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 REPORT_SCHEMA_VERSION = "pytest-omk.report/v1"
 _SAMPLE_KEYS = (
-    "nodeid", "file", "sample_id", "variant", "outcome", "executor", "model", "scores", "assertions",
+    "nodeid", "file", "sample_id", "prompt", "variant", "outcome", "executor", "model", "scores", "assertions",
     "rubric", "execution", "metadata", "modelCalls", "urls", "error", "repeats",
 )
 
