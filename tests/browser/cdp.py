@@ -103,6 +103,8 @@ class Page:
 
     def screenshot(self, path: Path, width: int = 1280) -> None:
         """A PNG of the whole page at ``width`` CSS pixels."""
+        # Lay the page out at ``width`` first: its height depends on it.
+        self.send("Emulation.setDeviceMetricsOverride", width=width, height=600, deviceScaleFactor=1, mobile=False)
         height = int(self.evaluate("document.documentElement.scrollHeight"))
         self.send("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False)
         data = self.send("Page.captureScreenshot", format="png", captureBeyondViewport=True)["data"]

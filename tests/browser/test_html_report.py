@@ -111,6 +111,7 @@ def test_quickstart_report_loads_filters_sorts_and_opens(
     page.click("#samples tbody tr[data-index='0']")
     opened = page.evaluate("[...document.querySelectorAll('section.detail')].filter(d => !d.hidden).map(d => d.id)")
     assert opened == ["detail-0"]
+    assert page.evaluate("document.querySelector('#detail-0 pre.prompt').textContent") == first["prompt"]
     assert page.evaluate("document.querySelector('#detail-0 pre.output').textContent") == first["execution"]["output"]
     assert page.evaluate("document.querySelectorAll('#detail-0 table.assertions tbody tr').length") == len(first["assertions"])
     assert page.evaluate("document.querySelectorAll('#detail-0 table.rubric tbody tr').length") == len(first["rubric"])

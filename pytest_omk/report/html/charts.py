@@ -94,7 +94,7 @@ def column_chart(bars: Sequence[Bar], scale_max: float) -> str:
 
 def interval_chart(rows: Sequence[Interval]) -> str:
     """A forest plot: each interval as a thin bar, the estimate as a dot, zero as a dashed line."""
-    plot_w = _WIDTH - _LABEL_W - 90
+    plot_w = _WIDTH - _LABEL_W - 150  # room on the right for "+0.33 [-0.13, +0.75]"
     bound = max([abs(v) for r in rows for v in (r.low, r.high, r.value)] + [0.5])
 
     def x_of(value: float) -> float:
