@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from pytest_omk.pipeline import SamplePlan, SampleRun, Stages
     from pytest_omk.resolve import UrlResolver
     from pytest_omk.runtime import CallRunner, ModelCalls
+    from pytest_omk.xdist_prefetch import WorkerFeed
 
 omk_session_key = pytest.StashKey["OmkSession"]()
 NO_EXECUTOR = "no executor configured (set --omk-executor or omk_executor)"
@@ -57,6 +58,8 @@ class OmkSession:
         self._judge_executor: Executor | None = None
         self._resolver: UrlResolver | None = None
         self._marks: dict[tuple[Any, ...], pytest.MarkDecorator] = {}
+        self._feed: WorkerFeed | None = None
+        self._items: list[pytest.Item] = []
         self.judge_spec = select_judge(self.settings.judge, os.environ)
         warning = same_model_warning(self.judge_spec, self.settings.judge_model, self.settings.executor, self.settings.model)
         if warning and not self.is_worker:
@@ -99,13 +102,22 @@ class OmkSession:
             store = RecordingStore(self._recordings_dir(), self.settings.record_mode, warn=self._warn)
             calls = ModelCalls(
                 store=store,
-                limiter=AdaptiveLimiter(self.settings.concurrency),
+                limiter=AdaptiveLimiter(self._concurrency()),
                 policy=RetryPolicy(retries=self.settings.retries),
                 timeout=self.settings.timeout,
             )
             resolver = self._make_resolver(store)
             self._stages = Stages(calls=calls, executor=executor, resolver=resolver, judge=self._make_judge(calls))
         return self._stages
+
+    def _concurrency(self) -> int:
+        """Calls in flight in this process: an xdist worker takes its share of the total."""
+        if not self.is_worker:
+            return self.settings.concurrency
+        from pytest_omk.xdist_prefetch import worker_share
+
+        workers = int(getattr(self.config, "workerinput", {}).get("workercount", 1))
+        return worker_share(self.settings.concurrency, workers)
 
     def _make_resolver(self, store: RecordingStore) -> UrlResolver:
         from pytest_omk.resolve import UrlResolver
@@ -270,6 +282,15 @@ class OmkSession:
         self._futures[item.nodeid] = future
         return future
 
+    def _start_indices(self, indices: list[int]) -> None:
+        """Start the calls of the items xdist just queued on this worker (by collection index)."""
+        from pytest_omk.collect import SampleItem
+
+        for index in indices:
+            item = self._items[index] if 0 <= index < len(self._items) else None
+            if isinstance(item, SampleItem):
+                self.start(item)
+
     def setup_item(self, item: SampleItem) -> None:
         """Setup phase: skip, or wait for the item's model calls (failure = ERROR)."""
         self.records.begin(item, self.executor)
@@ -279,7 +300,7 @@ class OmkSession:
         future = self.start(item)
         assert future is not None
         try:
-            item.omk_runs = future.result()
+            item.omk_runs = future.result() if self._feed is None else self._feed.wait(future, self._start_indices)
             item.omk_run = item.omk_runs[0]
         except concurrent.futures.CancelledError:
             pytest.skip("omk: the model call was cancelled")
@@ -322,8 +343,14 @@ class OmkSession:
             self._stage_set()
             self._register_url_sets(items)
             # Under xdist each worker sees every item but runs only some: it must not prefetch
-            # them all, or each worker would call the model for every sample.
-            if not self.is_worker:
+            # them all, or each worker would call the model for every sample. It starts the
+            # items the controller sends it, as they arrive (xdist_prefetch).
+            if self.is_worker:
+                from pytest_omk.xdist_prefetch import WorkerFeed
+
+                self._items = session.items
+                self._feed = WorkerFeed.attach(self.config.pluginmanager.get_plugins())
+            else:
                 for item in items:
                     self.start(item)
         try:
@@ -331,6 +358,13 @@ class OmkSession:
         finally:
             if self._runner is not None:
                 self._runner.cancel_pending()
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        # Workers can only prefetch what they have been sent: keep their queues deep enough.
+        from pytest_omk.xdist_prefetch import make_scheduler
+
+        return make_scheduler(config, log, self.settings.concurrency)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
