@@ -59,6 +59,7 @@ class OmkSession:
         self._resolver: UrlResolver | None = None
         self._marks: dict[tuple[Any, ...], pytest.MarkDecorator] = {}
         self._feed: WorkerFeed | None = None
+        self._ssl_context: concurrent.futures.Future[Any] | None = None
         self._items: list[pytest.Item] = []
         self.judge_spec = select_judge(self.settings.judge, os.environ)
         warning = same_model_warning(self.judge_spec, self.settings.judge_model, self.settings.executor, self.settings.model)
@@ -272,13 +273,9 @@ class OmkSession:
             return self._futures[item.nodeid]
         if self._skip_reason(item) is not None:
             return None
-        if self._runner is None:
-            from pytest_omk.runtime import CallRunner
-
-            self._runner = CallRunner()
         from pytest_omk.pipeline import run_repeated
 
-        future = self._runner.submit(run_repeated(item.plan, self._stage_set(), self.settings.repeat))
+        future = self._call_runner().submit(run_repeated(item.plan, self._stage_set(), self.settings.repeat))
         self._futures[item.nodeid] = future
         return future
 
@@ -290,6 +287,28 @@ class OmkSession:
             item = self._items[index] if 0 <= index < len(self._items) else None
             if isinstance(item, SampleItem):
                 self.start(item)
+
+    def _call_runner(self) -> CallRunner:
+        if self._runner is None:
+            from pytest_omk.runtime import CallRunner
+
+            self._runner = CallRunner()
+        return self._runner
+
+    def _warm_up(self) -> None:
+        """Start the loop thread, the call path's imports and the TLS context while pytest collects."""
+        if not self.settings.executor or self.config.option.collectonly:
+            return
+        from pytest_omk.runtime import preload
+
+        self._ssl_context = self._call_runner().submit(preload(judge=self.judge_spec is not None))
+
+    def _warm_clients(self) -> None:
+        """Open the executors' HTTP clients on the loop before the first wave of calls."""
+        from pytest_omk.runtime import warm_clients
+
+        executors = [e for e in (self._executor, self._judge_executor) if e is not None]
+        self._call_runner().submit(warm_clients(executors, self._ssl_context))
 
     def setup_item(self, item: SampleItem) -> None:
         """Setup phase: skip, or wait for the item's model calls (failure = ERROR)."""
@@ -327,6 +346,7 @@ class OmkSession:
         # Validating thousands of samples allocates millions of long-lived objects, and the
         # cyclic garbage collector would rescan them again and again (measured: most of the time
         # of a 10,000-sample collection). Pause it, then move the survivors out of its sight.
+        self._warm_up()
         gc.disable()
         try:
             return (yield)
@@ -341,6 +361,7 @@ class OmkSession:
         items = [item for item in session.items if isinstance(item, SampleItem)]
         if items and not session.config.option.collectonly and self.executor is not None:
             self._stage_set()
+            self._warm_clients()
             self._register_url_sets(items)
             # Under xdist each worker sees every item but runs only some: it must not prefetch
             # them all, or each worker would call the model for every sample. It starts the
