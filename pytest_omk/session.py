@@ -60,6 +60,9 @@ class OmkSession:
         self._marks: dict[tuple[Any, ...], pytest.MarkDecorator] = {}
         self._feed: WorkerFeed | None = None
         self._ssl_context: concurrent.futures.Future[Any] | None = None
+        self._recordings_root = (
+            (self.settings.rootdir / self.settings.recordings).resolve() if self.settings.recordings else None
+        )
         self._items: list[pytest.Item] = []
         self.judge_spec = select_judge(self.settings.judge, os.environ)
         warning = same_model_warning(self.judge_spec, self.settings.judge_model, self.settings.executor, self.settings.model)
@@ -402,6 +405,14 @@ class OmkSession:
         if call.when == "teardown" and record is not None:
             report.omk_record = record
         return report
+
+    def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:
+        # A recordings directory inside the project holds one file per call (tens of thousands
+        # in a large suite): walking it would slow collection for nothing, and a recorded
+        # fixture named like a sample file must not become a test.
+        if self._recordings_root is not None and collection_path == self._recordings_root:
+            return True
+        return None
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         # Records are ordered by collection order, which every xdist worker shares, so reports
