@@ -414,6 +414,15 @@ class OmkSession:
             return True
         return None
 
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        # Last, so that the shard is cut from what -k, -m and --lf left: blocks stay even.
+        if self.settings.shard is not None:
+            selected, deselected = self.settings.shard.split(items)
+            if deselected:
+                config.hook.pytest_deselected(items=deselected)
+                items[:] = selected
+
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         # Records are ordered by collection order, which every xdist worker shares, so reports
         # come out in the same order with and without -n.
