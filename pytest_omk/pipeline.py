@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Protocol
 
@@ -35,12 +36,13 @@ class SamplePlan:
     variant: str | None = None
     """The variant's name (``--omk-variant``); its file's text is ``system``."""
 
-    @property
+    # Cached: a plan is frozen, and resolving paths on every call of a large replay is measurable.
+    @cached_property
     def cwd(self) -> Path:
         """The sample's working directory: ``cwd`` relative to ``base_dir``, else ``base_dir``."""
         return (self.base_dir / self.sample.cwd).resolve() if self.sample.cwd else self.base_dir.resolve()
 
-    @property
+    @cached_property
     def cwd_key(self) -> str:
         """``cwd`` relative to the rootdir, so recordings replay from any checkout location."""
         try:

@@ -64,6 +64,38 @@ class CallRunner:
             self._loop.close()
 
 
+async def preload(*, judge: bool) -> Any:
+    """Import the call path and build the run's one TLS context (off the main thread, early).
+
+    Runs on the call loop while pytest collects: the imports and the CA bundle (tens of
+    milliseconds each) then cost the first wave of calls nothing.
+    """
+    import importlib
+
+    for name in ("pytest_omk.pipeline", "pytest_omk.execute.openai", "pytest_omk.execute.anthropic"):
+        importlib.import_module(name)
+    if judge:
+        importlib.import_module("pytest_omk.judge")
+    from pytest_omk.execute.http_client import shared_ssl_context
+
+    return shared_ssl_context()
+
+
+async def warm_clients(executors: list[Executor], ssl_context: concurrent.futures.Future[Any] | None) -> None:
+    """Open each executor's HTTP client now (those that have one), sharing the TLS context."""
+    context = None
+    if ssl_context is not None:
+        with contextlib.suppress(Exception):  # without it, each client builds its own
+            context = await asyncio.wrap_future(ssl_context)
+    for executor in executors:
+        warm = getattr(executor, "warm", None)
+        if warm is not None:
+            # Best effort: a client that cannot be built now fails its first call instead, with
+            # the call's own error handling.
+            with contextlib.suppress(Exception):
+                await warm(context)
+
+
 @dataclass
 class ModelCalls:
     """The single path of every model call: recordings, then limit + retries around the executor."""

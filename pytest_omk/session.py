@@ -34,8 +34,11 @@ if TYPE_CHECKING:
     from pytest_omk.pipeline import SamplePlan, SampleRun, Stages
     from pytest_omk.resolve import UrlResolver
     from pytest_omk.runtime import CallRunner, ModelCalls
+    from pytest_omk.xdist_prefetch import WorkerFeed
 
 omk_session_key = pytest.StashKey["OmkSession"]()
+RUN_LOOP_GC_THRESHOLD = 50_000
+"""Allocations between young-generation collections while items run (CPython's default: 700)."""
 NO_EXECUTOR = "no executor configured (set --omk-executor or omk_executor)"
 
 
@@ -57,6 +60,14 @@ class OmkSession:
         self._judge_executor: Executor | None = None
         self._resolver: UrlResolver | None = None
         self._marks: dict[tuple[Any, ...], pytest.MarkDecorator] = {}
+        self._feed: WorkerFeed | None = None
+        self._ssl_context: concurrent.futures.Future[Any] | None = None
+        # JUnit properties cost memory per item: built only when a JUnit file is written.
+        self._junit = bool(getattr(config.option, "xmlpath", None))
+        self._recordings_root = (
+            (self.settings.rootdir / self.settings.recordings).resolve() if self.settings.recordings else None
+        )
+        self._items: list[pytest.Item] = []
         self.judge_spec = select_judge(self.settings.judge, os.environ)
         warning = same_model_warning(self.judge_spec, self.settings.judge_model, self.settings.executor, self.settings.model)
         if warning and not self.is_worker:
@@ -99,13 +110,22 @@ class OmkSession:
             store = RecordingStore(self._recordings_dir(), self.settings.record_mode, warn=self._warn)
             calls = ModelCalls(
                 store=store,
-                limiter=AdaptiveLimiter(self.settings.concurrency),
+                limiter=AdaptiveLimiter(self._concurrency()),
                 policy=RetryPolicy(retries=self.settings.retries),
                 timeout=self.settings.timeout,
             )
             resolver = self._make_resolver(store)
             self._stages = Stages(calls=calls, executor=executor, resolver=resolver, judge=self._make_judge(calls))
         return self._stages
+
+    def _concurrency(self) -> int:
+        """Calls in flight in this process: an xdist worker takes its share of the total."""
+        if not self.is_worker:
+            return self.settings.concurrency
+        from pytest_omk.xdist_prefetch import worker_share
+
+        workers = int(getattr(self.config, "workerinput", {}).get("workercount", 1))
+        return worker_share(self.settings.concurrency, workers)
 
     def _make_resolver(self, store: RecordingStore) -> UrlResolver:
         from pytest_omk.resolve import UrlResolver
@@ -260,15 +280,42 @@ class OmkSession:
             return self._futures[item.nodeid]
         if self._skip_reason(item) is not None:
             return None
+        from pytest_omk.pipeline import run_repeated
+
+        future = self._call_runner().submit(run_repeated(item.plan, self._stage_set(), self.settings.repeat))
+        self._futures[item.nodeid] = future
+        return future
+
+    def _start_indices(self, indices: list[int]) -> None:
+        """Start the calls of the items xdist just queued on this worker (by collection index)."""
+        from pytest_omk.collect import SampleItem
+
+        for index in indices:
+            item = self._items[index] if 0 <= index < len(self._items) else None
+            if isinstance(item, SampleItem):
+                self.start(item)
+
+    def _call_runner(self) -> CallRunner:
         if self._runner is None:
             from pytest_omk.runtime import CallRunner
 
             self._runner = CallRunner()
-        from pytest_omk.pipeline import run_repeated
+        return self._runner
 
-        future = self._runner.submit(run_repeated(item.plan, self._stage_set(), self.settings.repeat))
-        self._futures[item.nodeid] = future
-        return future
+    def _warm_up(self) -> None:
+        """Start the loop thread, the call path's imports and the TLS context while pytest collects."""
+        if not self.settings.executor or self.config.option.collectonly:
+            return
+        from pytest_omk.runtime import preload
+
+        self._ssl_context = self._call_runner().submit(preload(judge=self.judge_spec is not None))
+
+    def _warm_clients(self) -> None:
+        """Open the executors' HTTP clients on the loop before the first wave of calls."""
+        from pytest_omk.runtime import warm_clients
+
+        executors = [e for e in (self._executor, self._judge_executor) if e is not None]
+        self._call_runner().submit(warm_clients(executors, self._ssl_context))
 
     def setup_item(self, item: SampleItem) -> None:
         """Setup phase: skip, or wait for the item's model calls (failure = ERROR)."""
@@ -279,8 +326,10 @@ class OmkSession:
         future = self.start(item)
         assert future is not None
         try:
-            item.omk_runs = future.result()
+            item.omk_runs = future.result() if self._feed is None else self._feed.wait(future, self._start_indices)
             item.omk_run = item.omk_runs[0]
+            # The item holds the result now; the future (and its task) need not live to the end.
+            self._futures.pop(item.nodeid, None)
         except concurrent.futures.CancelledError:
             pytest.skip("omk: the model call was cancelled")
         except OmkError as exc:
@@ -306,6 +355,7 @@ class OmkSession:
         # Validating thousands of samples allocates millions of long-lived objects, and the
         # cyclic garbage collector would rescan them again and again (measured: most of the time
         # of a 10,000-sample collection). Pause it, then move the survivors out of its sight.
+        self._warm_up()
         gc.disable()
         try:
             return (yield)
@@ -320,22 +370,42 @@ class OmkSession:
         items = [item for item in session.items if isinstance(item, SampleItem)]
         if items and not session.config.option.collectonly and self.executor is not None:
             self._stage_set()
+            self._warm_clients()
             self._register_url_sets(items)
             # Under xdist each worker sees every item but runs only some: it must not prefetch
-            # them all, or each worker would call the model for every sample.
-            if not self.is_worker:
+            # them all, or each worker would call the model for every sample. It starts the
+            # items the controller sends it, as they arrive (xdist_prefetch).
+            if self.is_worker:
+                from pytest_omk.xdist_prefetch import WorkerFeed
+
+                self._items = session.items
+                self._feed = WorkerFeed.attach(self.config.pluginmanager.get_plugins())
+            else:
                 for item in items:
                     self.start(item)
+        # Everything collected is frozen out of the collector's sight; what the run loop allocates
+        # per item is mostly short-lived, and young collections every 700 allocations would scan
+        # it again and again (measured: seconds on a 10,000-sample replay, freeing next to nothing).
+        threshold = gc.get_threshold()
+        gc.set_threshold(max(threshold[0], RUN_LOOP_GC_THRESHOLD), *threshold[1:])
         try:
             return (yield)
         finally:
+            gc.set_threshold(*threshold)
             if self._runner is not None:
                 self._runner.cancel_pending()
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        # Workers can only prefetch what they have been sent: keep their queues deep enough.
+        from pytest_omk.xdist_prefetch import make_scheduler
+
+        return make_scheduler(config, log, self.settings.concurrency)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
         record = getattr(item, "omk_record", None)
-        if call.when == "teardown" and record is not None:
+        if call.when == "teardown" and record is not None and self._junit:
             # JUnit writes the properties of the teardown report, so they are derived here, once,
             # from the final record (graded, skipped or errored alike).
             from pytest_omk.report.records import junit_properties
@@ -346,7 +416,28 @@ class OmkSession:
         report = yield
         if call.when == "teardown" and record is not None:
             report.omk_record = record
+            # What the summary needs is in the record; the run's results (outputs, requests,
+            # traces) would otherwise stay alive with the item until the end of the session.
+            for name in ("omk_run", "omk_runs"):
+                item.__dict__.pop(name, None)
         return report
+
+    def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:
+        # A recordings directory inside the project holds one file per call (tens of thousands
+        # in a large suite): walking it would slow collection for nothing, and a recorded
+        # fixture named like a sample file must not become a test.
+        if self._recordings_root is not None and collection_path == self._recordings_root:
+            return True
+        return None
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        # Last, so that the shard is cut from what -k, -m and --lf left: blocks stay even.
+        if self.settings.shard is not None:
+            selected, deselected = self.settings.shard.split(items)
+            if deselected:
+                config.hook.pytest_deselected(items=deselected)
+                items[:] = selected
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         # Records are ordered by collection order, which every xdist worker shares, so reports

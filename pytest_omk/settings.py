@@ -14,6 +14,7 @@ import pytest
 
 from pytest_omk.compare.variants import Variant, parse_variants
 from pytest_omk.errors import ConfigError
+from pytest_omk.shard import Shard, parse_shard
 
 RecordMode = Literal["new_episodes", "none", "all", "off"]
 RECORD_MODES: tuple[RecordMode, ...] = ("new_episodes", "none", "all", "off")
@@ -73,6 +74,8 @@ OPTIONS: tuple[_Option, ...] = (
     _Option("--omk-baseline", "an earlier JSON report to compare this run with"),
     _Option("--omk-fail-on-regression", "fail the run when a layer mean drops by more than X against "
             "--omk-baseline, or a sample that passed there fails", None, "float"),
+    _Option("--omk-shard", "run only the K-th of N equal, contiguous blocks of the collected items "
+            "(CI matrices; merge the shards' reports with python -m pytest_omk merge)"),
     _Option("omk_url_allow_hosts", "hosts exempt from the private-address block", kind="args", cli=False),
     _Option("omk_executor_capabilities", "what a command executor supports (e.g. mocks)", kind="args", cli=False),
 )
@@ -108,7 +111,7 @@ def _metavar(opt: _Option) -> str:
     if opt.kind == "float":
         return "S" if opt.flag.endswith("timeout") else "X"
     last = opt.flag.rsplit("-", 1)[-1]
-    return {"executor": "SPEC", "judge": "SPEC", "model": "NAME"}.get(last, "PATH")
+    return {"executor": "SPEC", "judge": "SPEC", "model": "NAME", "shard": "K/N"}.get(last, "PATH")
 
 
 def _raw(config: pytest.Config, opt: _Option) -> Any:
@@ -164,6 +167,8 @@ class Settings:
     fail_on_regression: float | None = None
     url_allow_hosts: tuple[str, ...] = ()
     executor_capabilities: tuple[str, ...] = ()
+    shard: Shard | None = None
+    """``--omk-shard K/N``: this run's block of the collected items."""
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> Settings:
@@ -186,6 +191,10 @@ class Settings:
         if values["agent_tool_timeout"] <= 0:
             raise pytest.UsageError("--omk-agent-tool-timeout must be > 0")
         values["variants"] = _variants(config, values.pop("variant") or ())
+        try:
+            values["shard"] = parse_shard(values["shard"]) if values["shard"] else None
+        except ConfigError as exc:
+            raise pytest.UsageError(f"omk: {exc}") from None
         if not 0.0 <= values["min_pass_rate"] <= 1.0:
             raise pytest.UsageError("--omk-min-pass-rate must be between 0 and 1")
         if values["fail_on_regression"] is not None:

@@ -16,7 +16,13 @@ REPO = Path(__file__).resolve().parents[1]
 # h11 and anyio lazily at its first client; were that inside a run, later tests in this process
 # would import second copies, and httpx's exception mapping (keyed by the first copies' classes)
 # would stop recognising connection errors. Load them once, up front, for every test module.
-for _name in ("anyio", "h11", "httpcore._async.http11", "httpcore._backends.anyio", "mcp.client.stdio"):
+# The grader table is keyed by assertion class: a run that imported it afresh next to assertion
+# classes kept from outside would find no grader ("no grader for assertion type ...").
+_PRELOADED = (
+    "anyio", "h11", "httpcore._async.http11", "httpcore._backends.anyio", "mcp.client.stdio",
+    "pytest_omk.grade.registry",
+)
+for _name in _PRELOADED:
     importlib.import_module(_name)
 
 

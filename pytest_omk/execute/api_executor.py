@@ -8,6 +8,7 @@ closes the client; :func:`one_call_result` turns an answer's text, usage and tim
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Mapping
 
 import httpx
@@ -51,6 +52,10 @@ class ApiExecutor:
     async def execute(self, request: ExecutionRequest) -> ExecutionResult:
         """One API call; ``TransientError`` / ``ExecutionError`` on failure."""
         raise NotImplementedError
+
+    async def warm(self, ssl_context: ssl.SSLContext | None = None) -> None:
+        """Open the HTTP client ahead of the first call (see :meth:`JsonApiClient.warm`)."""
+        await self._http.warm(ssl_context)
 
     async def aclose(self) -> None:
         """Close the HTTP connection pool."""

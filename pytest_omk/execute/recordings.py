@@ -170,8 +170,9 @@ class RecordingStore:
             if self.replay_only:
                 raise ReplayMissError(self.explain_miss(kind, identity, label=label))
         payload = dict(await live())
-        # Writing fsyncs: done on a worker thread so other calls in flight are not held up.
-        await asyncio.to_thread(self.put, kind, identity, payload, label=label)
+        if self.records:
+            # Writing fsyncs: done on a worker thread so other calls in flight are not held up.
+            await asyncio.to_thread(self.put, kind, identity, payload, label=label)
         return payload, False
 
     # -- typed layer --------------------------------------------------------------------------
@@ -187,6 +188,8 @@ class RecordingStore:
         A replayed result carries ``replayed=True`` and its recorded telemetry and trace unchanged.
         A live call that raises is never recorded.
         """
+        if not (self.replays or self.records):
+            return await live()  # nothing to look up or write: no key, no dump, no thread hop
         kind = request.purpose
         identity = {"executor": executor_id, "request": request.identity()}
         label = request.sample_id
@@ -198,8 +201,10 @@ class RecordingStore:
             if self.replay_only:
                 raise ReplayMissError(self.explain_miss(kind, identity, label=label))
         result = await live()
-        payload = result.model_dump(mode="json", exclude={"replayed"})
-        await asyncio.to_thread(self.put, kind, identity, payload, label=label)
+        if self.records:
+            # Only a recording needs the dump, and the thread hop that keeps its fsync off the loop.
+            payload = result.model_dump(mode="json", exclude={"replayed"})
+            await asyncio.to_thread(self.put, kind, identity, payload, label=label)
         return result
 
     def explain_miss(self, kind: str, identity: Mapping[str, Any], *, label: str = "") -> str:

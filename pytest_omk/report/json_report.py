@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from pytest_omk.settings import Settings
 
 REPORT_SCHEMA_VERSION = "pytest-omk.report/v1"
-_SAMPLE_KEYS = (
+SAMPLE_KEYS = (
     "nodeid", "file", "sample_id", "prompt", "variant", "outcome", "executor", "model", "scores", "assertions",
     "rubric", "execution", "metadata", "modelCalls", "urls", "error", "repeats",
 )
@@ -39,6 +39,7 @@ def config_section(settings: Settings) -> dict[str, Any]:
         "baseline": settings.baseline,
         "failOnRegression": settings.fail_on_regression,
         "judgeTemplates": template_ids(),
+        "shard": str(settings.shard) if settings.shard else None,
     }
 
 
@@ -49,13 +50,25 @@ def build_report(
     analysis: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The whole report document; ``analysis`` adds variants, comparisons, baseline and coverage."""
+    return build_document(rows, totals, config_section(settings), analysis)
+
+
+def build_document(
+    rows: list[dict[str, Any]],
+    totals: dict[str, Any],
+    config: dict[str, Any],
+    analysis: dict[str, Any] | None = None,
+    *,
+    python: str | None = None,
+) -> dict[str, Any]:
+    """The report from its parts (also used to merge shards' reports: ``python -m pytest_omk merge``)."""
     return {
         "schemaVersion": REPORT_SCHEMA_VERSION,
         "plugin": {"name": "pytest-omk", "version": __version__},
         "createdAt": datetime.now(UTC).isoformat(timespec="seconds"),
-        "python": platform.python_version(),
-        "config": config_section(settings),
+        "python": python or platform.python_version(),
+        "config": config,
         "summary": totals,
-        "samples": [{key: row.get(key) for key in _SAMPLE_KEYS} for row in rows],
+        "samples": [{key: row.get(key) for key in SAMPLE_KEYS} for row in rows],
         **(analysis or {}),
     }

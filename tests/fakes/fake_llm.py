@@ -90,6 +90,12 @@ class FakeLLM:
         self.latency = 0.0
         self._rules: list[Rule] = []
         self._faults: list[FaultTrigger] = []
+        self._gate: tuple[int, float] | None = None
+        self._gate_open = threading.Condition(self._lock)
+        self._arrived = 0
+        self.in_flight = 0
+        self.peak_in_flight = 0
+        """The most requests the server held at once (``reset`` clears it)."""
         self.script(script)
 
     # -- lifecycle -------------------------------------------------------------------------------
@@ -109,6 +115,8 @@ class FakeLLM:
     def stop(self) -> None:
         """Stop serving; hanging handlers are released. Safe to call twice."""
         self._stopping.set()
+        with self._lock:
+            self._gate_open.notify_all()
         if self._httpd is not None:
             self._httpd.shutdown()
             self._httpd.server_close()
@@ -206,11 +214,33 @@ class FakeLLM:
             self._faults.append(trigger)
         return trigger
 
+    def gate(self, count: int, timeout: float) -> None:
+        """Hold every request until ``count`` requests have arrived (or ``timeout`` seconds pass),
+        so that a test proves, by counting, that that many calls were in flight at once."""
+        with self._lock:
+            self._gate, self._arrived = (count, timeout), 0
+
     def reset(self) -> None:
-        """Forget the script and the recorded requests."""
+        """Forget the script, the gate and the recorded requests."""
         self.script()
         with self._lock:
             self._requests.clear()
+            self._gate, self._arrived, self.peak_in_flight = None, 0, 0
+
+    def _enter(self) -> None:
+        with self._lock:
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+            if self._gate is None:
+                return
+            count, timeout = self._gate
+            self._arrived += 1
+            self._gate_open.notify_all()
+            self._gate_open.wait_for(lambda: self._arrived >= count or self._stopping.is_set(), timeout)
+
+    def _leave(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
 
     @property
     def requests(self) -> list[RecordedRequest]:
@@ -248,6 +278,13 @@ class FakeLLM:
             return self._serial
 
     def _serve(self, handler: Handler, body: Any) -> None:
+        self._enter()
+        try:
+            self._handle(handler, body)
+        finally:
+            self._leave()
+
+    def _handle(self, handler: Handler, body: Any) -> None:
         path = handler.path.split("?", 1)[0]
         api = ROUTES.get(path)
         headers = {k.lower(): v for k, v in handler.headers.items()}

@@ -343,3 +343,45 @@ def test_redact_masks_known_and_key_shaped_secrets() -> None:
     text = redact(f"key {KEY} and sk-ant-api03-abc***xyz and my-token", ["my-token"])
     assert text == "key *** and *** and ***"
     assert json.dumps(text)  # stays printable
+
+
+# -- warm-up -------------------------------------------------------------------------------------
+
+
+def test_warmed_executors_share_one_tls_context_and_reuse_their_client(
+    fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One CA bundle load for the whole run; the clients exist before the first call."""
+    import concurrent.futures
+    import ssl
+
+    from pytest_omk.runtime import preload, warm_clients
+
+    built: list[ssl.SSLContext] = []
+    original = ssl.create_default_context
+
+    def counting(*args: Any, **kwargs: Any) -> ssl.SSLContext:
+        built.append(original(*args, **kwargs))
+        return built[-1]
+
+    monkeypatch.setattr(ssl, "create_default_context", counting)
+    executors = [
+        OpenAIExecutor(10, base_url=fake_llm.openai_base_url, api_key=KEY),
+        AnthropicExecutor(10, base_url=fake_llm.base_url, api_key=KEY),
+    ]
+
+    async def go() -> list[bool]:
+        context: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        context.set_result(await preload(judge=False))
+        await warm_clients(list(executors), context)
+        clients = [e._http._client for e in executors]
+        assert all(c is not None for c in clients)
+        for executor in executors:
+            await executor.execute(ExecutionRequest(prompt="hello"))
+        reused = [e._http._client is c for e, c in zip(executors, clients, strict=True)]
+        for executor in executors:
+            await executor.aclose()
+        return reused
+
+    assert asyncio.run(go()) == [True, True]
+    assert len(built) == 1

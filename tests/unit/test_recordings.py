@@ -177,6 +177,26 @@ def test_a_disabled_store_calls_live_and_writes_nothing(tmp_path: Path, director
     assert recordings.get("execute", {"x": 1}) is None
 
 
+@pytest.mark.parametrize(("directory", "mode"), [("dir", "off"), (None, "new_episodes"), ("dir", "none")])
+def test_a_call_that_records_nothing_neither_dumps_nor_hops_threads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, directory: str | None, mode: Any
+) -> None:
+    """The lean path: with nothing to write, the result is never serialized and no thread is used."""
+
+    def forbidden(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("called on a path that records nothing")
+
+    target = tmp_path / "dir"
+    if mode == "none":
+        call(store(target), request(), Live())  # record it first, then replay without writing
+    monkeypatch.setattr("pytest_omk.execute.recordings.asyncio.to_thread", forbidden)
+    monkeypatch.setattr(ExecutionResult, "model_dump", forbidden)
+    live = Live()
+    result = call(RecordingStore(target if directory else None, mode), request(), live)
+    assert result.output == "Hello, Ada!"
+    assert live.calls == (0 if mode == "none" else 1)
+
+
 def test_a_failed_live_call_is_never_recorded(rec_dir: Path) -> None:
     live = Live(error=RuntimeError("provider down"))
     with pytest.raises(RuntimeError, match="provider down"):

@@ -1,0 +1,126 @@
+"""Merge the JSON reports of ``--omk-shard K/N`` runs into the report one run would have written.
+
+The samples are concatenated in shard order (the shards are contiguous blocks of one collection
+order), then everything derived from them is recomputed with the code a run uses: the summary, the
+variant means and comparisons, the repeat statistics they carry, the coverage and the baseline gate.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pytest_omk.compare.analysis import analyze
+from pytest_omk.compare.baseline import load_baseline, regression_message
+from pytest_omk.compare.variants import Variant
+from pytest_omk.errors import ConfigError
+from pytest_omk.report.json_report import REPORT_SCHEMA_VERSION, build_document
+from pytest_omk.report.terminal import summarize
+from pytest_omk.shard import Shard, parse_shard
+
+_FAILING = ("failed", "error")
+
+
+@dataclass(frozen=True)
+class Merged:
+    """The merged document and what a run would have concluded from it."""
+
+    document: dict[str, Any]
+    regression: str | None
+    """The baseline gate's message when it tripped (``--omk-fail-on-regression``)."""
+
+    @property
+    def failed(self) -> bool:
+        """Whether the one run would have exited with failures (a failed sample or the gate)."""
+        outcomes = self.document["summary"]["outcomes"]
+        return self.regression is not None or any(outcomes.get(o) for o in _FAILING)
+
+
+def read_report(path: Path) -> dict[str, Any]:
+    """One shard's report; :class:`ConfigError` naming the file when it is not a pytest-omk report."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path} is not JSON (line {exc.lineno}: {exc.msg})") from None
+    if not isinstance(document, dict) or document.get("schemaVersion") != REPORT_SCHEMA_VERSION:
+        raise ConfigError(f"{path} is not a pytest-omk report (schemaVersion must be {REPORT_SCHEMA_VERSION!r})")
+    return document
+
+
+def _shard_of(path: Path, document: Mapping[str, Any]) -> Shard | None:
+    spec = document.get("config", {}).get("shard")
+    if spec is None:
+        return None
+    try:
+        return parse_shard(str(spec))
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: config.shard: {exc}") from None
+
+
+def order_shards(reports: Sequence[tuple[Path, dict[str, Any]]]) -> list[tuple[Path, dict[str, Any]]]:
+    """The reports in shard order; every shard 1..N exactly once, all from one configuration."""
+    if not reports:
+        raise ConfigError("no reports to merge")
+    shards = [_shard_of(path, doc) for path, doc in reports]
+    for (path, _), shard in zip(reports, shards, strict=True):
+        if shard is None:
+            raise ConfigError(f"{path} is not a shard's report (it was written without --omk-shard K/N)")
+    counts = {shard.count for shard in shards if shard is not None}
+    if len(counts) != 1:
+        raise ConfigError(f"the reports come from different shard counts: {', '.join(map(str, sorted(counts)))}")
+    (count,) = counts
+    by_index = {shard.index: report for shard, report in zip(shards, reports, strict=True) if shard is not None}
+    if len(by_index) != len(reports):
+        raise ConfigError("a shard is given twice: " + ", ".join(str(s) for s in shards))
+    missing = [str(Shard(i, count)) for i in range(1, count + 1) if i not in by_index]
+    if missing:
+        raise ConfigError(f"shards missing: {', '.join(missing)} (merge needs all {count} reports)")
+    _check_same_config([by_index[i] for i in range(1, count + 1)])
+    return [by_index[i] for i in range(1, count + 1)]
+
+
+def _check_same_config(reports: Sequence[tuple[Path, dict[str, Any]]]) -> None:
+    first_path, first = reports[0]
+    reference = {k: v for k, v in first.get("config", {}).items() if k != "shard"}
+    for path, document in reports[1:]:
+        config = {k: v for k, v in document.get("config", {}).items() if k != "shard"}
+        for key in sorted(set(reference) | set(config)):
+            if reference.get(key) != config.get(key):
+                raise ConfigError(
+                    f"{path} and {first_path} come from different runs: config.{key} is "
+                    f"{config.get(key)!r} there and {reference.get(key)!r} here"
+                )
+
+
+def merge_reports(paths: Sequence[Path], *, baseline: Path | None = None, cwd: Path | None = None) -> Merged:
+    """Merge the shards' reports at ``paths``; the baseline is read from ``baseline`` or, as the run
+    did, from the path in their configuration (relative to ``cwd``)."""
+    reports = order_shards([(path, read_report(path)) for path in paths])
+    rows: list[dict[str, Any]] = [sample for _, document in reports for sample in document["samples"]]
+    seen: dict[str, Path] = {}
+    for (path, document) in reports:
+        for sample in document["samples"]:
+            if sample["nodeid"] in seen:
+                raise ConfigError(f"{sample['nodeid']} is in both {seen[sample['nodeid']]} and {path}")
+            seen[sample["nodeid"]] = path
+    base = cwd or Path.cwd()
+    config = {**reports[0][1]["config"], "shard": None}
+    baseline_doc = None
+    if baseline is not None or config.get("baseline"):
+        baseline_doc = load_baseline(baseline or base / str(config["baseline"]))
+    analysis = analyze(
+        rows,
+        # Only the names and the displayed paths are used (the files are not read again).
+        variants=[Variant(name, base / shown) for name, shown in (config.get("variants") or {}).items()],
+        rootdir=base,
+        baseline=baseline_doc,
+        baseline_path=config.get("baseline") or "",
+        threshold=config.get("failOnRegression"),
+    )
+    document = build_document(rows, summarize(rows), config, analysis, python=reports[0][1].get("python"))
+    return Merged(document, regression_message(analysis["baseline"] or {}))
