@@ -59,12 +59,21 @@ _FIX_HINT = (
 )
 
 
+def _environment_snapshot() -> dict[str, str]:
+    """A copy of ``os.environ`` that tolerates another thread changing it during the copy."""
+    while True:
+        try:
+            return dict(os.environ)
+        except (KeyError, RuntimeError):
+            continue
+
+
 class RecordingStore:
     """Replays and records model calls under ``directory`` according to ``mode``.
 
     ``directory=None`` or ``mode="off"`` disables the store: every call is live and nothing is
     read or written. ``secrets`` are scrubbed from every file (as are credential-like environment
-    variables, read at each write); ``warn`` receives the store's warnings (default:
+    variables, read once when the store is made); ``warn`` receives the store's warnings (default:
     :func:`warnings.warn`). Safe to share between threads and, through the file system, between
     xdist workers.
     """
@@ -81,7 +90,10 @@ class RecordingStore:
             raise ValueError(f"record mode {mode!r} is not one of {', '.join(_MODES)}")
         self.mode: RecordMode = mode
         self.directory: Path | None = None if mode == "off" or directory is None else Path(directory)
-        self._secrets = tuple(secrets)
+        # The environment's secrets are read once, here, not at every write: pytest's main thread
+        # sets and deletes PYTEST_CURRENT_TEST while calls are recorded on the loop's thread, and
+        # iterating os.environ meanwhile raises KeyError.
+        self._secrets = (*secrets, *secrets_from_env(_environment_snapshot()))
         self._warn_callback = warn
         self._lock = threading.Lock()
         # Built lazily on the first miss of a kind: key prefix -> files, and parsed documents.
@@ -228,7 +240,7 @@ class RecordingStore:
     # -- internals ----------------------------------------------------------------------------
 
     def _redactor(self) -> Redactor:
-        return Redactor([*self._secrets, *secrets_from_env(os.environ)])
+        return Redactor(self._secrets)
 
     def _path(self, kind: str, key: str, label: str, redactor: Redactor) -> Path:
         assert self.directory is not None
