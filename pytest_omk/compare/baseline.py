@@ -31,16 +31,25 @@ _EPSILON = 1e-9
 SampleKey = tuple[str, str, str | None]
 
 
-def load_baseline(path: Path) -> dict[str, Any]:
-    """Read an earlier ``--omk-report`` document; :class:`ConfigError` when it is not one."""
+def read_report(path: Path) -> dict[str, Any]:
+    """An ``--omk-report`` document from ``path``; :class:`ConfigError` naming the file when it is not one."""
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
-        raise ConfigError(f"--omk-baseline: cannot read {path}: {exc.strerror or exc}") from None
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
     except json.JSONDecodeError as exc:
-        raise ConfigError(f"--omk-baseline: {path} is not JSON: {exc}") from None
+        raise ConfigError(f"{path} is not JSON (line {exc.lineno}: {exc.msg})") from None
     if not isinstance(document, dict) or document.get("schemaVersion") != REPORT_SCHEMA_VERSION:
-        raise ConfigError(f"--omk-baseline: {path} is not a pytest-omk report ({REPORT_SCHEMA_VERSION})")
+        raise ConfigError(f"{path} is not a pytest-omk report (schemaVersion must be {REPORT_SCHEMA_VERSION!r})")
+    return document
+
+
+def load_baseline(path: Path) -> dict[str, Any]:
+    """Read an earlier ``--omk-report`` document; :class:`ConfigError` when it is not one."""
+    try:
+        document = read_report(path)
+    except ConfigError as exc:
+        raise ConfigError(f"--omk-baseline: {exc}") from None
     samples = document.get("samples")
     if not isinstance(samples, list) or not all(
         isinstance(s, dict) and isinstance(s.get("scores"), dict) for s in samples

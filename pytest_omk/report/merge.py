@@ -7,17 +7,16 @@ variant means and comparisons, the repeat statistics they carry, the coverage an
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pytest_omk.compare.analysis import analyze
-from pytest_omk.compare.baseline import load_baseline, regression_message
+from pytest_omk.compare.baseline import load_baseline, read_report, regression_message
 from pytest_omk.compare.variants import Variant
 from pytest_omk.errors import ConfigError
-from pytest_omk.report.json_report import REPORT_SCHEMA_VERSION, build_document
+from pytest_omk.report.json_report import build_document
 from pytest_omk.report.terminal import summarize
 from pytest_omk.shard import Shard, parse_shard
 
@@ -37,19 +36,6 @@ class Merged:
         """Whether the one run would have exited with failures (a failed sample or the gate)."""
         outcomes = self.document["summary"]["outcomes"]
         return self.regression is not None or any(outcomes.get(o) for o in _FAILING)
-
-
-def read_report(path: Path) -> dict[str, Any]:
-    """One shard's report; :class:`ConfigError` naming the file when it is not a pytest-omk report."""
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path} is not JSON (line {exc.lineno}: {exc.msg})") from None
-    if not isinstance(document, dict) or document.get("schemaVersion") != REPORT_SCHEMA_VERSION:
-        raise ConfigError(f"{path} is not a pytest-omk report (schemaVersion must be {REPORT_SCHEMA_VERSION!r})")
-    return document
 
 
 def _shard_of(path: Path, document: Mapping[str, Any]) -> Shard | None:
