@@ -194,6 +194,16 @@ class PytestProcess:
         return self.proc.wait(timeout)
 
 
+def _sigint_as_on_a_terminal() -> None:
+    """Give the child SIGINT's default disposition, as a shell in a terminal does.
+
+    A job started in the background of a non-interactive shell (``cmd &``, nohup, many CI
+    launchers) inherits SIGINT *ignored*, and Python then installs no KeyboardInterrupt handler:
+    the Ctrl-C these tests send would be dropped and every interrupt test would wait out its work.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @contextlib.contextmanager
 def pytest_process(
     args: list[str], *, cwd: Path, env: Mapping[str, str] | None = None, logs: Path, mark: str | None = None
@@ -211,6 +221,7 @@ def pytest_process(
             stdout=out,
             stderr=err,
             start_new_session=True,
+            preexec_fn=_sigint_as_on_a_terminal,
         )
     try:
         yield PytestProcess(proc, stdout_path, stderr_path, mark)
