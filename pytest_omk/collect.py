@@ -17,7 +17,7 @@ from pytest_omk.errors import OmkError, SampleFileError
 
 if TYPE_CHECKING:
     from pytest_omk.loading import LoadedSample, SampleBundle
-    from pytest_omk.pipeline import SamplePlan, SampleRun
+    from pytest_omk.models.run import SamplePlan, SampleRun
     from pytest_omk.session import OmkSession
 
 CANONICAL_NAMES = ("eval-samples.json", "eval-samples.yaml")

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from pytest_omk.judge import LLMJudge
     from pytest_omk.loading import LoadedSample, SampleBundle
     from pytest_omk.models import Sample
-    from pytest_omk.pipeline import SamplePlan, SampleRun, Stages
+    from pytest_omk.models.run import SamplePlan, SampleRun
+    from pytest_omk.pipeline import Stages
     from pytest_omk.resolve import UrlResolver
     from pytest_omk.runtime import CallRunner, ModelCalls
     from pytest_omk.xdist_prefetch import WorkerFeed
@@ -231,7 +232,7 @@ class OmkSession:
         self, loaded: LoadedSample, bundle: SampleBundle, system_file: Path | None, variant: Variant | None = None
     ) -> SamplePlan:
         """The fixed inputs of one sample's run; a variant's file replaces every other system prompt."""
-        from pytest_omk.pipeline import SamplePlan
+        from pytest_omk.models.run import SamplePlan
 
         return SamplePlan(
             sample=loaded.sample,

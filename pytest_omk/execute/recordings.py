@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from pytest_omk.errors import ReplayMissError
-from pytest_omk.execute.base import ExecutionRequest
 from pytest_omk.execute.recording_diff import describe_miss
 from pytest_omk.execute.recording_files import (
     Document,
@@ -47,6 +46,7 @@ from pytest_omk.execute.recording_files import (
     write_atomic,
 )
 from pytest_omk.models.results import ExecutionResult
+from pytest_omk.models.run import ExecutionRequest
 
 if TYPE_CHECKING:
     # Imported for the type only: settings imports pytest, which this package must not need.

@@ -16,7 +16,7 @@ from pytest_omk.report.records import assertion_records, execution_record, rubri
 
 if TYPE_CHECKING:
     from pytest_omk.collect import SampleItem
-    from pytest_omk.pipeline import SampleRun
+    from pytest_omk.models.run import SampleRun
     from pytest_omk.session import OmkSession
 
 NO_JUDGE = "not scored: no judge configured (set --omk-judge, or OPENAI_API_KEY / ANTHROPIC_API_KEY)"

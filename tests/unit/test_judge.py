@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 import pytest
 
 from pytest_omk.errors import ExecutionError, JudgeError
-from pytest_omk.execute.base import ExecutionRequest, TransientError
+from pytest_omk.execute.base import TransientError
 from pytest_omk.execute.recordings import RecordingStore
 from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy
 from pytest_omk.judge import (
@@ -25,7 +25,8 @@ from pytest_omk.judge import (
 from pytest_omk.judge.templates import TEMPLATES
 from pytest_omk.models import Sample
 from pytest_omk.models.results import ExecutionResult, Reading, ToolCall
-from pytest_omk.pipeline import JudgeOutcome, ResolvedText, SamplePlan, Stages, run_sample
+from pytest_omk.models.run import ExecutionRequest, JudgeOutcome, ResolvedText, SamplePlan
+from pytest_omk.pipeline import Stages, run_sample
 from pytest_omk.runtime import ModelCalls
 
 Script = str | Exception | Sequence[str | Exception]

@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 
 from pytest_omk.errors import ReplayMissError
-from pytest_omk.execute.base import ExecutionRequest
 from pytest_omk.execute.recording_files import (
     FORMAT,
     STALE_TEMP_SECONDS,
@@ -31,6 +30,7 @@ from pytest_omk.execute.recording_files import (
 from pytest_omk.execute.recordings import RecordingStore
 from pytest_omk.models import Sample
 from pytest_omk.models.results import ExecutionResult, ToolCall
+from pytest_omk.models.run import ExecutionRequest
 
 REPO = Path(__file__).resolve().parents[2]
 SENTINEL = "sk-sentinel-7f3a9c2e5b1d"
