@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pytest_omk.execute.base import Executor, TransientError
-from pytest_omk.execute.recordings import RecordingStore
 from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy, call_with_retries
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
+from pytest_omk.recordings.store import RecordingStore
 
 T = TypeVar("T")
 

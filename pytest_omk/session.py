@@ -27,12 +27,12 @@ if TYPE_CHECKING:
     from pytest_omk.collect import SampleFile, SampleItem
     from pytest_omk.compare.variants import Variant
     from pytest_omk.execute.base import Executor
-    from pytest_omk.execute.recordings import RecordingStore
     from pytest_omk.judge import LLMJudge
     from pytest_omk.loading import LoadedSample, SampleBundle
     from pytest_omk.models import Sample
     from pytest_omk.models.run import SamplePlan, SampleRun
     from pytest_omk.pipeline import Stages
+    from pytest_omk.recordings.store import RecordingStore
     from pytest_omk.resolve import UrlResolver
     from pytest_omk.runtime import CallRunner, ModelCalls
     from pytest_omk.xdist_prefetch import WorkerFeed
@@ -103,9 +103,9 @@ class OmkSession:
         if self._stages is None:
             executor = self.executor
             assert executor is not None
-            from pytest_omk.execute.recordings import RecordingStore
             from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy
             from pytest_omk.pipeline import Stages
+            from pytest_omk.recordings.store import RecordingStore
             from pytest_omk.runtime import ModelCalls
 
             store = RecordingStore(self._recordings_dir(), self.settings.record_mode, warn=self._warn)

@@ -18,7 +18,8 @@ PACKAGE = Path(pytest_omk.__file__).parent
 LAYERS = [
     ("pytest_omk", "_lazy", "errors", "jsregex", "jstext"),
     ("models", "shard", "mcp_servers", "requires", "xdist_prefetch"),
-    ("recordings", "loading", "execute", "agent", "grade", "compare"),
+    ("recordings",),
+    ("loading", "execute", "agent", "grade", "compare"),
     ("runtime", "resolve", "judge"),
     ("pipeline", "report", "schema", "__main__"),
     ("settings", "compat", "collect", "session", "plugin", "hookspecs", "report.collector",
@@ -27,7 +28,7 @@ LAYERS = [
 PYTEST_LAYER = len(LAYERS) - 1
 # Edges of today's code that break the rules; each removal is progress, none may be added.
 KNOWN: set[tuple[str, str]] = {
-    ("execute.recordings", "settings"), ("jsregex", "models._base"), ("jstext", "models._base"),
+    ("recordings.store", "settings"), ("jsregex", "models._base"), ("jstext", "models._base"),
     ("report.json_report", "settings"),
     ("grade.composite", "grade.registry"), ("collect", "session"), ("report.collector", "collect"),
     ("report.repeated", "collect"), ("report.repeated", "report.subtests"), ("report.repeated", "session"),

@@ -12,7 +12,6 @@ import pytest
 
 from pytest_omk.errors import ExecutionError, JudgeError
 from pytest_omk.execute.base import TransientError
-from pytest_omk.execute.recordings import RecordingStore
 from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy
 from pytest_omk.judge import (
     LLMJudge,
@@ -27,6 +26,7 @@ from pytest_omk.models import Sample
 from pytest_omk.models.results import ExecutionResult, Reading, ToolCall
 from pytest_omk.models.run import ExecutionRequest, JudgeOutcome, ResolvedText, SamplePlan
 from pytest_omk.pipeline import Stages, run_sample
+from pytest_omk.recordings.store import RecordingStore
 from pytest_omk.runtime import ModelCalls
 
 Script = str | Exception | Sequence[str | Exception]

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_omk.execute.recording_files import Document
+from pytest_omk.recordings.files import Document
 
 _SHORT_VALUE = 60
 """Values up to this length are quoted in full; longer ones are described by position."""

@@ -6,7 +6,7 @@ One recorded call is one JSON file, readable in code review::
 
 The key is a SHA-256 over the canonical JSON of what changes the answer, so the label (the sample id)
 only makes the file name readable: a lookup falls back to the key alone when the label changed.
-:class:`~pytest_omk.execute.recordings.RecordingStore` applies the record modes on top of this module.
+:class:`~pytest_omk.recordings.store.RecordingStore` applies the record modes on top of this module.
 """
 
 from __future__ import annotations

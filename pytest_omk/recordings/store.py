@@ -9,7 +9,7 @@ Record modes (``--omk-record-mode``):
 
 The generic layer (:meth:`RecordingStore.get` / :meth:`RecordingStore.put`) stores any JSON payload
 under a ``kind`` (``execute``, ``judge``, ``fetch`` ...) and an identity; :meth:`RecordingStore.call`
-applies the modes to executor calls. The file format lives in :mod:`.recording_files`.
+applies the modes to executor calls. The file format lives in :mod:`.files`.
 """
 
 from __future__ import annotations
@@ -25,8 +25,10 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from pytest_omk.errors import ReplayMissError
-from pytest_omk.execute.recording_diff import describe_miss
-from pytest_omk.execute.recording_files import (
+from pytest_omk.models.results import ExecutionResult
+from pytest_omk.models.run import ExecutionRequest
+from pytest_omk.recordings.diff import describe_miss
+from pytest_omk.recordings.files import (
     Document,
     RecordingFileError,
     Redactor,
@@ -45,8 +47,6 @@ from pytest_omk.execute.recording_files import (
     sweep_stale_temps,
     write_atomic,
 )
-from pytest_omk.models.results import ExecutionResult
-from pytest_omk.models.run import ExecutionRequest
 
 if TYPE_CHECKING:
     # Imported for the type only: settings imports pytest, which this package must not need.
