@@ -14,10 +14,8 @@ import pytest
 
 from pytest_omk.compare.variants import Variant, parse_variants
 from pytest_omk.errors import ConfigError
+from pytest_omk.recordings.modes import RECORD_MODES, RecordMode
 from pytest_omk.shard import Shard, parse_shard
-
-RecordMode = Literal["new_episodes", "none", "all", "off"]
-RECORD_MODES: tuple[RecordMode, ...] = ("new_episodes", "none", "all", "off")
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,11 @@ from pytest_omk.recordings.files import Document
 _SHORT_VALUE = 60
 """Values up to this length are quoted in full; longer ones are described by position."""
 
+FIX_HINT = (
+    "To record it, run once with --omk-record-mode=new_episodes (or =all to re-record everything) "
+    "and commit the recordings directory."
+)
+
 
 def request_fields(identity: Mapping[str, Any]) -> dict[str, Any]:
     """The comparable fields of an identity: the request's fields plus any top-level extras.

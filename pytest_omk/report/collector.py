@@ -17,7 +17,7 @@ from pytest_omk.compare.baseline import load_baseline, regression_message
 from pytest_omk.compare.render import comparison_lines
 from pytest_omk.errors import ConfigError
 from pytest_omk.grade.scoring import LAYERS
-from pytest_omk.recordings.files import secrets_from_env
+from pytest_omk.recordings.secrets import secrets_from_env
 from pytest_omk.report.json_report import build_report
 from pytest_omk.report.outputs import ReportTargets, write_reports
 from pytest_omk.report.terminal import render_summary, summarize
