@@ -22,7 +22,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from pytest_omk.errors import ExecutionError, JudgeError
 from pytest_omk.execute.base import Executor
 from pytest_omk.grade.scoring import js_sum, round2
-from pytest_omk.jstext import js_number
+from pytest_omk.js.text import js_number
 from pytest_omk.judge.parse import JudgeReply, parse_assertion_reply, parse_rubric_reply
 from pytest_omk.judge.templates import RUBRIC, TEMPLATES, JudgeTemplate
 from pytest_omk.judge.trace_summary import summarize_execution
