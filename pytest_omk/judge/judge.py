@@ -22,11 +22,10 @@ from decimal import ROUND_HALF_UP, Decimal
 from pytest_omk.errors import ExecutionError, JudgeError
 from pytest_omk.execute.base import Executor
 from pytest_omk.grade.scoring import js_sum, round2
-from pytest_omk.js.text import js_number
+from pytest_omk.js.text import js_number, js_trim
 from pytest_omk.judge.parse import JudgeReply, parse_assertion_reply, parse_rubric_reply
 from pytest_omk.judge.templates import RUBRIC, TEMPLATES, JudgeTemplate
 from pytest_omk.judge.trace_summary import summarize_execution
-from pytest_omk.models._base import js_trim
 from pytest_omk.models.assertions import AnswerRelevancy, ContextRecall, Faithfulness, SemanticSimilarity
 from pytest_omk.models.results import ExecutionResult, Reading
 from pytest_omk.models.run import ExecutionRequest, JudgeOutcome, ResolvedText, SamplePlan
