@@ -22,18 +22,16 @@ LAYERS = [
     ("loading", "execute", "agent", "grade", "compare"),
     ("runtime", "resolve", "judge"),
     ("pipeline", "report", "schema", "__main__"),
-    ("settings", "compat", "collect", "session", "plugin", "hookspecs", "report.collector",
-     "report.subtests", "report.repeated", "report.pytest_html"),
-]  # fmt: skip
-PYTEST_LAYER = len(LAYERS) - 1
+    # The pytest layer, bottom to top: only it may import pytest.
+    ("settings", "compat", "hookspecs", "planning", "wiring"),
+    ("collect",),
+    ("report.subtests", "report.repeated", "report.collector"),
+    ("session",),
+    ("plugin", "report.pytest_html"),
+]
+PYTEST_LAYER = 6
 # Edges of today's code that break the rules; each removal is progress, none may be added.
-KNOWN: set[tuple[str, str]] = {
-
-    ("report.json_report", "settings"),
-    ("grade.composite", "grade.registry"), ("collect", "session"), ("report.collector", "collect"),
-    ("report.repeated", "collect"), ("report.repeated", "report.subtests"), ("report.repeated", "session"),
-    ("report.subtests", "collect"), ("report.subtests", "session"), ("session", "collect"),
-}
+KNOWN: set[tuple[str, str]] = {("report.json_report", "settings"), ("grade.composite", "grade.registry")}
 KNOWN = {(f"pytest_omk.{a}", f"pytest_omk.{b}") for a, b in KNOWN}
 
 
