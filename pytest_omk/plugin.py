@@ -17,9 +17,9 @@ from pytest_omk.collect import (
     sample_host_key,
     skill_samples,
 )
+from pytest_omk.options import add_options, settings_from_config
 from pytest_omk.report.collector import RecordCollector, record_collector_key
 from pytest_omk.session import NO_EXECUTOR, OmkSession
-from pytest_omk.settings import Settings, add_options
 
 explicit_files_key = pytest.StashKey[set[Path]]()
 explicit_dirs_key = pytest.StashKey[set[Path]]()
@@ -37,7 +37,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "omk: an item generated from an omk eval sample")
     config.addinivalue_line("markers", "omk_difficulty(level): the sample's difficulty (easy, medium, hard)")
     config.addinivalue_line("markers", "omk_capability(name): a capability the sample covers")
-    settings = Settings.from_config(config)
+    settings = settings_from_config(config)
     session = OmkSession(config, settings)
     config.stash[sample_host_key] = session
     config.pluginmanager.register(session, "omk-session")

@@ -691,8 +691,8 @@ def test_factory_specs_pick_the_api(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize(
     ("option", "message"),
     [
-        ("--omk-agent-max-turns=0", "--omk-agent-max-turns must be >= 1"),
-        ("--omk-agent-tool-timeout=0", "--omk-agent-tool-timeout must be > 0"),
+        ("--omk-agent-max-turns=0", "--omk-agent-max-turns must be an integer >= 1, not '0'"),
+        ("--omk-agent-tool-timeout=0", "--omk-agent-tool-timeout must be a number > 0, not '0'"),
         ("--omk-mcp-config=missing.json", "missing.json does not exist"),
     ],
 )
