@@ -76,7 +76,7 @@ async def preload(*, judge: bool) -> Any:
     for name in ("pytest_omk.pipeline", "pytest_omk.execute.openai", "pytest_omk.execute.anthropic"):
         importlib.import_module(name)
     if judge:
-        importlib.import_module("pytest_omk.judge")
+        importlib.import_module("pytest_omk.judge.judge")
     from pytest_omk.execute.http_client import shared_ssl_context
 
     return shared_ssl_context()

@@ -18,7 +18,7 @@ from pytest_omk.settings import Settings
 
 if TYPE_CHECKING:
     from pytest_omk.execute.base import Executor
-    from pytest_omk.judge import LLMJudge
+    from pytest_omk.judge.judge import LLMJudge
     from pytest_omk.models.run import SamplePlan
     from pytest_omk.pipeline import Stages
     from pytest_omk.recordings.store import RecordingStore
@@ -128,7 +128,7 @@ class CallWiring:
         if self.judge_spec is None:
             return None
         from pytest_omk.execute.factory import make_executor
-        from pytest_omk.judge import LLMJudge
+        from pytest_omk.judge.judge import LLMJudge
 
         try:
             self._judge_executor = make_executor(self.judge_spec, timeout=self.settings.timeout)

@@ -16,7 +16,7 @@ import pytest_omk
 PACKAGE = Path(pytest_omk.__file__).parent
 # Bottom to top; a module belongs to the layer of its longest listed prefix (docs/architecture.md).
 LAYERS = [
-    ("pytest_omk", "_lazy", "errors", "js"),
+    ("pytest_omk", "errors", "js"),
     ("models", "converters", "shard", "mcp_servers", "requires", "xdist_prefetch"),
     ("recordings",),
     ("loading", "execute", "agent", "grade", "compare"),
