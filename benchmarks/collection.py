@@ -141,7 +141,7 @@ _PARTS = [
     ("    of which alias check", "pytest_omk/loading/parse.py", "_check_aliases"),
     ("    of which depth check", "pytest_omk/loading/parse.py", "_check_depth"),
     ("  validate", "pytest_omk/loading/validate.py", "validate_document"),
-    ("  markers", "pytest_omk/session.py", "markers_for"),
+    ("  markers", "pytest_omk/planning.py", "markers_for"),
     ("  items", "_pytest/python.py", "from_parent"),
     ("gc.collect at exit", "_pytest/unraisableexception.py", "gc_collect_harder"),
 ]

@@ -9,27 +9,40 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 
-from pytest_omk.errors import OmkError, SampleFileError
+from pytest_omk.compat import FullTraceback, fixture_info
+from pytest_omk.errors import OmkError, SampleFailed, SampleFileError
+from pytest_omk.loading.display import display_path
 
 if TYPE_CHECKING:
     from pytest_omk.loading import LoadedSample, SampleBundle
-    from pytest_omk.pipeline import SamplePlan, SampleRun
-    from pytest_omk.session import OmkSession
+    from pytest_omk.models.run import SamplePlan, SampleRun
+    from pytest_omk.planning import Planner
+    from pytest_omk.settings import Settings
 
 CANONICAL_NAMES = ("eval-samples.json", "eval-samples.yaml")
 
 
-def display_path(path: Path, rootpath: Path) -> str:
-    """``path`` as shown to users: relative to the rootdir (POSIX) when inside it, else as is."""
-    return path.relative_to(rootpath).as_posix() if path.is_relative_to(rootpath) else str(path)
+class SampleHost(Protocol):
+    """What collected files and items need from the run (the session implements it).
+
+    Collection talks to the run only through this, so the session may import collection and
+    never the other way round.
+    """
+
+    settings: Settings
+    planner: Planner
+
+    def check_file(self, node: SampleFile, bundle: SampleBundle) -> None: ...
+    def adopt(self, item: SampleItem) -> None: ...
+    def setup_item(self, item: SampleItem) -> None: ...
+    def grade_item(self, item: SampleItem, subtests: pytest.Subtests) -> None: ...
 
 
-class SampleFailed(Exception):
-    """Raised by an item or an assertion subtest to report a failed reading in one line."""
+sample_host_key = pytest.StashKey[SampleHost]()
 
 
 def _run_sample(request: pytest.FixtureRequest, subtests: pytest.Subtests) -> None:
@@ -39,7 +52,7 @@ def _run_sample(request: pytest.FixtureRequest, subtests: pytest.Subtests) -> No
     node.omk.grade_item(node, subtests)
 
 
-class SampleItem(pytest.Function):
+class SampleItem(FullTraceback, pytest.Function):
     """One sample: the model call happens in setup, grading and subtests in the call phase."""
 
     loaded: LoadedSample
@@ -58,10 +71,8 @@ class SampleItem(pytest.Function):
         self.plan = plan
 
     @property
-    def omk(self) -> OmkSession:
-        from pytest_omk.session import omk_session_key
-
-        return self.config.stash[omk_session_key]
+    def omk(self) -> SampleHost:
+        return self.config.stash[sample_host_key]
 
     @property
     def sample_id(self) -> str:
@@ -78,9 +89,6 @@ class SampleItem(pytest.Function):
         if isinstance(excinfo.value, SampleFailed | OmkError):
             return str(excinfo.value)
         return super().repr_failure(excinfo)
-
-    def _traceback_filter(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
-        return excinfo.traceback
 
 
 class SampleFile(pytest.File):
@@ -106,9 +114,7 @@ class SampleFile(pytest.File):
             bundle = self.load()
         except SampleFileError as exc:
             raise self.CollectError(exc.message) from None
-        from pytest_omk.session import omk_session_key
-
-        omk = self.config.stash[omk_session_key]
+        omk = self.config.stash[sample_host_key]
         try:
             omk.check_file(self, bundle)
         except OmkError as exc:
@@ -121,7 +127,7 @@ class SampleFile(pytest.File):
                 continue
             sample_id = loaded.sample.sample_id
             for variant in variants:
-                plan = omk.plan_for(loaded, bundle, self.system_file, variant)
+                plan = omk.planner.plan_for(loaded, bundle, self.system_file, variant)
                 item = SampleItem.from_parent(
                     self,
                     name=f"{sample_id}[{variant.name}]" if variant else sample_id,
@@ -132,9 +138,10 @@ class SampleFile(pytest.File):
                     plan=plan,
                 )
                 # Every item runs the same function, so its fixture closure is computed once per file.
-                fixtureinfo = item._fixtureinfo
-                for marker in omk.markers_for(loaded.sample):
+                fixtureinfo = fixture_info(item)
+                for marker in omk.planner.markers_for(loaded.sample):
                     item.add_marker(marker)
+                omk.adopt(item)
                 yield item
 
 

@@ -72,3 +72,7 @@ def format_path(parts: list[str | int]) -> str:
         else:
             out += f"[{part!r}]"
     return out
+
+
+class SampleFailed(Exception):
+    """Raised by an item or an assertion subtest to report a failed reading in one line."""

@@ -8,91 +8,20 @@ is cheap and its results are reported as subtests in pytest's order.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from functools import cached_property
-from pathlib import Path
-from typing import Protocol
 
-from pytest_omk.execute.base import ExecutionRequest, Executor
+from pytest_omk.execute.base import Executor
 from pytest_omk.execute.prompt import build_user_prompt
-from pytest_omk.models import Sample
-from pytest_omk.models.results import ExecutionResult, Reading
+from pytest_omk.models.run import (
+    ExecutionRequest,
+    Judge,
+    JudgeOutcome,
+    ResolvedText,
+    Resolver,
+    SamplePlan,
+    SampleRun,
+)
 from pytest_omk.runtime import ModelCalls
-
-
-@dataclass(frozen=True)
-class SamplePlan:
-    """Everything needed to run one sample, fixed at collection time."""
-
-    sample: Sample
-    base_dir: Path
-    """The sample file's directory (split directories: the directory)."""
-    rootdir: Path
-    system: str | None
-    model: str | None
-    repeat: int = 0
-    """Repeat index (``--omk-repeat``): part of the recording key, so each run is its own call."""
-    variant: str | None = None
-    """The variant's name (``--omk-variant``); its file's text is ``system``."""
-
-    # Cached: a plan is frozen, and resolving paths on every call of a large replay is measurable.
-    @cached_property
-    def cwd(self) -> Path:
-        """The sample's working directory: ``cwd`` relative to ``base_dir``, else ``base_dir``."""
-        return (self.base_dir / self.sample.cwd).resolve() if self.sample.cwd else self.base_dir.resolve()
-
-    @cached_property
-    def cwd_key(self) -> str:
-        """``cwd`` relative to the rootdir, so recordings replay from any checkout location."""
-        try:
-            return self.cwd.relative_to(self.rootdir.resolve()).as_posix()
-        except ValueError:
-            return self.cwd.as_posix()
-
-
-@dataclass(frozen=True)
-class ResolvedText:
-    """The sample's prompt and context after URL resolution."""
-
-    prompt: str
-    context: str | None
-    urls: list[dict[str, str | int]] = field(default_factory=list)
-    """Resolved URLs with their content digest, for the report."""
-
-
-@dataclass(frozen=True)
-class JudgeOutcome:
-    """Judge readings of one sample."""
-
-    assertions: Mapping[int, Reading] = field(default_factory=dict)
-    """Readings of judge-scored assertions by top-level index."""
-    rubric: Mapping[str, Reading] = field(default_factory=dict)
-    """Readings of rubric dimensions by name (``score`` holds the 1-5 score)."""
-    calls: int = 0
-    replayed: int = 0
-
-
-@dataclass(frozen=True)
-class SampleRun:
-    """What the model-facing stages produced for one sample."""
-
-    execution: ExecutionResult
-    judge: JudgeOutcome
-    resolved: ResolvedText
-    request: ExecutionRequest
-
-
-class Resolver(Protocol):
-    """Inlines URL contents into prompt and context (fails closed)."""
-
-    async def resolve(self, plan: SamplePlan) -> ResolvedText: ...
-
-
-class Judge(Protocol):
-    """Scores rubric dimensions and judge-scored assertions."""
-
-    async def judge(self, plan: SamplePlan, resolved: ResolvedText, execution: ExecutionResult) -> JudgeOutcome: ...
 
 
 class LiteralResolver:

@@ -14,10 +14,12 @@ from pytest_omk.collect import (
     SampleFile,
     SplitDirectory,
     canonical_in,
+    sample_host_key,
     skill_samples,
 )
-from pytest_omk.session import OmkSession, omk_session_key
-from pytest_omk.settings import add_options
+from pytest_omk.options import add_options, settings_from_config
+from pytest_omk.report.collector import RecordCollector, record_collector_key
+from pytest_omk.session import NO_EXECUTOR, OmkSession
 
 explicit_files_key = pytest.StashKey[set[Path]]()
 explicit_dirs_key = pytest.StashKey[set[Path]]()
@@ -35,9 +37,15 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "omk: an item generated from an omk eval sample")
     config.addinivalue_line("markers", "omk_difficulty(level): the sample's difficulty (easy, medium, hard)")
     config.addinivalue_line("markers", "omk_capability(name): a capability the sample covers")
-    session = OmkSession(config)
-    config.stash[omk_session_key] = session
+    settings = settings_from_config(config)
+    session = OmkSession(config, settings)
+    config.stash[sample_host_key] = session
     config.pluginmanager.register(session, "omk-session")
+    if not hasattr(config, "workerinput"):
+        # One feature, one plugin object: the records are gathered and published by the controller.
+        collector = RecordCollector(config, settings)
+        config.stash[record_collector_key] = collector
+        config.pluginmanager.register(collector, "omk-records")
     if config.pluginmanager.hasplugin("html") and not hasattr(config, "workerinput"):
         from pytest_omk.report.pytest_html import PytestHtmlColumns
 
@@ -65,16 +73,10 @@ def _register_explicit_samples(config: pytest.Config, session: OmkSession) -> No
     if not paths:
         return
     if session.executor is None:
-        raise pytest.UsageError(f"omk: --omk-samples given but {_no_executor()}")
+        raise pytest.UsageError(f"omk: --omk-samples given but {NO_EXECUTOR}")
     explicit_args = config.args_source == pytest.Config.ArgsSource.ARGS
     extra = [str(p) for p in sorted(files | dirs)]
     config.args = [*config.args, *extra] if explicit_args else extra
-
-
-def _no_executor() -> str:
-    from pytest_omk.session import NO_EXECUTOR
-
-    return NO_EXECUTOR
 
 
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> Any:

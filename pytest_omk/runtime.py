@@ -18,10 +18,11 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from pytest_omk.execute.base import ExecutionRequest, Executor, TransientError
-from pytest_omk.execute.recordings import RecordingStore
+from pytest_omk.execute.base import Executor, TransientError
 from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy, call_with_retries
 from pytest_omk.models.results import ExecutionResult
+from pytest_omk.models.run import ExecutionRequest
+from pytest_omk.recordings.store import RecordingStore
 
 T = TypeVar("T")
 
@@ -75,7 +76,7 @@ async def preload(*, judge: bool) -> Any:
     for name in ("pytest_omk.pipeline", "pytest_omk.execute.openai", "pytest_omk.execute.anthropic"):
         importlib.import_module(name)
     if judge:
-        importlib.import_module("pytest_omk.judge")
+        importlib.import_module("pytest_omk.judge.judge")
     from pytest_omk.execute.http_client import shared_ssl_context
 
     return shared_ssl_context()

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import gc
-import os
 from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,26 +16,22 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_omk.errors import ConfigError, OmkError
-from pytest_omk.judge.select import same_model_warning, select_judge
-from pytest_omk.report.collector import RecordCollector
+from pytest_omk.loading.display import display_path
+from pytest_omk.planning import Planner
+from pytest_omk.report.records import new_record
 from pytest_omk.settings import Settings
+from pytest_omk.wiring import CallWiring
 
 # The call machinery (HTTP clients, the agent, MCP, the judge, the URL resolver) is imported when a
 # run first needs it, so that loading the plugin stays cheap for test suites without sample files.
 if TYPE_CHECKING:
     from pytest_omk.collect import SampleFile, SampleItem
-    from pytest_omk.compare.variants import Variant
     from pytest_omk.execute.base import Executor
-    from pytest_omk.execute.recordings import RecordingStore
-    from pytest_omk.judge import LLMJudge
-    from pytest_omk.loading import LoadedSample, SampleBundle
-    from pytest_omk.models import Sample
-    from pytest_omk.pipeline import SamplePlan, SampleRun, Stages
-    from pytest_omk.resolve import UrlResolver
-    from pytest_omk.runtime import CallRunner, ModelCalls
+    from pytest_omk.loading import SampleBundle
+    from pytest_omk.models.run import SamplePlan, SampleRun
+    from pytest_omk.runtime import CallRunner
     from pytest_omk.xdist_prefetch import WorkerFeed
 
-omk_session_key = pytest.StashKey["OmkSession"]()
 RUN_LOOP_GC_THRESHOLD = 50_000
 """Allocations between young-generation collections while items run (CPython's default: 700)."""
 NO_EXECUTOR = "no executor configured (set --omk-executor or omk_executor)"
@@ -45,21 +40,15 @@ NO_EXECUTOR = "no executor configured (set --omk-executor or omk_executor)"
 class OmkSession:
     """State of one pytest run (one per process: the controller and each xdist worker)."""
 
-    def __init__(self, config: pytest.Config) -> None:
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
         self.config = config
-        self.settings = Settings.from_config(config)
+        self.settings = settings
         self.is_worker = hasattr(config, "workerinput")
-        self.records = RecordCollector(config, self.settings)
-        self._executor: Executor | None = None
-        self._executor_built = False
+        self.calls = CallWiring(config, settings)
+        self.planner = Planner(config, settings)
         self._runner: CallRunner | None = None
-        self._stages: Stages | None = None
         self._futures: dict[str, concurrent.futures.Future[list[SampleRun]]] = {}
         self._unmet: dict[Path, list[str]] = {}
-        self._system_texts: dict[Path, str] = {}
-        self._judge_executor: Executor | None = None
-        self._resolver: UrlResolver | None = None
-        self._marks: dict[tuple[Any, ...], pytest.MarkDecorator] = {}
         self._feed: WorkerFeed | None = None
         self._ssl_context: concurrent.futures.Future[Any] | None = None
         # JUnit properties cost memory per item: built only when a JUnit file is written.
@@ -68,149 +57,14 @@ class OmkSession:
             (self.settings.rootdir / self.settings.recordings).resolve() if self.settings.recordings else None
         )
         self._items: list[pytest.Item] = []
-        self.judge_spec = select_judge(self.settings.judge, os.environ)
-        warning = same_model_warning(self.judge_spec, self.settings.judge_model, self.settings.executor, self.settings.model)
-        if warning and not self.is_worker:
-            config.issue_config_time_warning(pytest.PytestWarning(f"omk: {warning}"), stacklevel=2)
-
-    # --- configuration -----------------------------------------------------------------------
+        self._adopted: dict[int, SampleItem] = {}
+        """The sample items collection handed over, by ``id``: pytest's items include other tests."""
+        self._order: dict[str, int] = {}
 
     @property
     def executor(self) -> Executor | None:
         """The model under test, or ``None`` when none is configured."""
-        if not self._executor_built:
-            self._executor_built = True
-            from pytest_omk.agent.options import AgentOptions
-            from pytest_omk.execute.factory import make_executor, wrap_callable
-
-            made = self.config.hook.pytest_omk_make_executor(config=self.config)
-            try:
-                if made is not None:
-                    self._executor = wrap_callable(made, "pytest_omk_make_executor")
-                elif self.settings.executor:
-                    self._executor = make_executor(
-                        self.settings.executor,
-                        timeout=self.settings.timeout,
-                        capabilities=self.settings.executor_capabilities,
-                        agent=AgentOptions.from_settings(self.settings),
-                    )
-            except ConfigError as exc:
-                raise pytest.UsageError(f"omk: {exc}") from None
-        return self._executor
-
-    def _stage_set(self) -> Stages:
-        if self._stages is None:
-            executor = self.executor
-            assert executor is not None
-            from pytest_omk.execute.recordings import RecordingStore
-            from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy
-            from pytest_omk.pipeline import Stages
-            from pytest_omk.runtime import ModelCalls
-
-            store = RecordingStore(self._recordings_dir(), self.settings.record_mode, warn=self._warn)
-            calls = ModelCalls(
-                store=store,
-                limiter=AdaptiveLimiter(self._concurrency()),
-                policy=RetryPolicy(retries=self.settings.retries),
-                timeout=self.settings.timeout,
-            )
-            resolver = self._make_resolver(store)
-            self._stages = Stages(calls=calls, executor=executor, resolver=resolver, judge=self._make_judge(calls))
-        return self._stages
-
-    def _concurrency(self) -> int:
-        """Calls in flight in this process: an xdist worker takes its share of the total."""
-        if not self.is_worker:
-            return self.settings.concurrency
-        from pytest_omk.xdist_prefetch import worker_share
-
-        workers = int(getattr(self.config, "workerinput", {}).get("workercount", 1))
-        return worker_share(self.settings.concurrency, workers)
-
-    def _make_resolver(self, store: RecordingStore) -> UrlResolver:
-        from pytest_omk.resolve import UrlResolver
-
-        mcp_config = Path(self.settings.mcp_config) if self.settings.mcp_config else None
-        try:
-            self._resolver = UrlResolver(
-                store,
-                allow_hosts=self.settings.url_allow_hosts,
-                mcp_config_path=mcp_config,
-                rootdir=self.settings.rootdir,
-                timeout=min(30.0, self.settings.timeout),
-            )
-        except ConfigError as exc:
-            raise pytest.UsageError(f"omk: {exc}") from None
-        # MCP server tokens are secrets too: they must never reach a recording.
-        store.add_secrets(self._resolver.secrets)
-        return self._resolver
-
-    def _register_url_sets(self, items: list[SampleItem]) -> None:
-        """Declare each file's selected samples to the URL resolver (its limits are per file)."""
-        if self._resolver is None:
-            return
-        by_bundle: dict[Path, list[SamplePlan]] = {}
-        for item in items:
-            by_bundle.setdefault(item.bundle.path, []).append(item.plan)
-        for path, plans in by_bundle.items():
-            self._resolver.register(plans, name=str(path))
-
-    def _make_judge(self, calls: ModelCalls) -> LLMJudge | None:
-        if self.judge_spec is None:
-            return None
-        from pytest_omk.execute.factory import make_executor
-        from pytest_omk.judge import LLMJudge
-
-        try:
-            self._judge_executor = make_executor(self.judge_spec, timeout=self.settings.timeout)
-        except ConfigError as exc:
-            raise pytest.UsageError(f"omk: judge: {exc}") from None
-        return LLMJudge(
-            calls,
-            self._judge_executor,
-            model=self.settings.judge_model,
-            threshold=self.settings.rubric_threshold,
-            repeat=self.settings.judge_repeat,
-        )
-
-    async def _aclose(self) -> None:
-        for executor in (self._executor, self._judge_executor):
-            if executor is not None:
-                await executor.aclose()
-        if self._resolver is not None:
-            await self._resolver.aclose()
-
-    def _recordings_dir(self) -> Path | None:
-        if self.settings.record_mode == "off":
-            return None
-        if self.settings.recordings:
-            return (self.settings.rootdir / self.settings.recordings).resolve()
-        cache = getattr(self.config, "cache", None)
-        if cache is None:
-            return None
-        return Path(cache.mkdir("omk")) / "recordings"
-
-    def _warn(self, message: str) -> None:
-        self.config.issue_config_time_warning(pytest.PytestWarning(f"omk: {message}"), stacklevel=2)
-
-    def system_text(self, path: Path) -> str:
-        """The text of a system-prompt file, read once."""
-        if path not in self._system_texts:
-            try:
-                self._system_texts[path] = path.read_text(encoding="utf-8")
-            except OSError as exc:
-                raise pytest.UsageError(f"omk: cannot read system prompt file {path}: {exc.strerror}") from None
-        return self._system_texts[path]
-
-    def _system_for(self, system_file: Path | None) -> str | None:
-        if system_file is not None:
-            return self.system_text(system_file)
-        if self.settings.system:
-            candidate = Path(self.config.invocation_params.dir) / self.settings.system
-            if not candidate.exists():
-                candidate = self.settings.rootdir / self.settings.system
-            return self.system_text(candidate)
-        return None
+        return self.calls.executor
 
     # --- collection ---------------------------------------------------------------------------
 
@@ -227,39 +81,9 @@ class OmkSession:
                 "the ini option omk_executor_capabilities = mocks)"
             )
 
-    def plan_for(
-        self, loaded: LoadedSample, bundle: SampleBundle, system_file: Path | None, variant: Variant | None = None
-    ) -> SamplePlan:
-        """The fixed inputs of one sample's run; a variant's file replaces every other system prompt."""
-        from pytest_omk.pipeline import SamplePlan
-
-        return SamplePlan(
-            sample=loaded.sample,
-            base_dir=bundle.base_dir,
-            rootdir=self.settings.rootdir,
-            system=self.system_text(variant.path) if variant else self._system_for(system_file or bundle.system_file),
-            model=self.settings.model,
-            variant=variant.name if variant else None,
-        )
-
-    def markers_for(self, sample: Sample) -> list[pytest.MarkDecorator]:
-        """Markers carrying the sample's metadata (one shared mark object per distinct value)."""
-        marks = [self._mark("omk")]
-        if sample.difficulty:
-            marks.append(self._mark("omk_difficulty", sample.difficulty, level=sample.difficulty))
-        for capability in sample.capability or []:
-            marks.append(self._mark("omk_capability", capability, name=capability))
-        if sample.tripwire:
-            marks.append(self._mark("xfail", strict=False, reason="tripwire sample: the model is expected to fail"))
-        return marks
-
-    def _mark(self, marker: str, /, *args: str, **kwargs: str | bool) -> pytest.MarkDecorator:
-        # Building marks dominates collecting large files; a run has few distinct values.
-        key = (marker, args, tuple(sorted(kwargs.items())))
-        if key not in self._marks:
-            decorator = getattr(pytest.mark, marker)
-            self._marks[key] = decorator(*args, **kwargs) if args or kwargs else decorator
-        return self._marks[key]
+    def adopt(self, item: SampleItem) -> None:
+        """A sample file hands over each item it collected."""
+        self._adopted[id(item)] = item
 
     # --- running ------------------------------------------------------------------------------
 
@@ -282,17 +106,15 @@ class OmkSession:
             return None
         from pytest_omk.pipeline import run_repeated
 
-        future = self._call_runner().submit(run_repeated(item.plan, self._stage_set(), self.settings.repeat))
+        future = self._call_runner().submit(run_repeated(item.plan, self.calls.stages(), self.settings.repeat))
         self._futures[item.nodeid] = future
         return future
 
     def _start_indices(self, indices: list[int]) -> None:
         """Start the calls of the items xdist just queued on this worker (by collection index)."""
-        from pytest_omk.collect import SampleItem
-
         for index in indices:
-            item = self._items[index] if 0 <= index < len(self._items) else None
-            if isinstance(item, SampleItem):
+            item = self._adopted.get(id(self._items[index])) if 0 <= index < len(self._items) else None
+            if item is not None:
                 self.start(item)
 
     def _call_runner(self) -> CallRunner:
@@ -308,18 +130,27 @@ class OmkSession:
             return
         from pytest_omk.runtime import preload
 
-        self._ssl_context = self._call_runner().submit(preload(judge=self.judge_spec is not None))
+        self._ssl_context = self._call_runner().submit(preload(judge=self.calls.judge_spec is not None))
 
     def _warm_clients(self) -> None:
         """Open the executors' HTTP clients on the loop before the first wave of calls."""
         from pytest_omk.runtime import warm_clients
 
-        executors = [e for e in (self._executor, self._judge_executor) if e is not None]
+        executors = self.calls.executors()
         self._call_runner().submit(warm_clients(executors, self._ssl_context))
 
     def setup_item(self, item: SampleItem) -> None:
         """Setup phase: skip, or wait for the item's model calls (failure = ERROR)."""
-        self.records.begin(item, self.executor)
+        executor = self.executor
+        item.omk_record = new_record(
+            nodeid=item.nodeid,
+            file=display_path(item.path, item.config.rootpath),
+            sample=item.loaded.sample,
+            variant=item.plan.variant,
+            executor=executor.id if executor is not None else None,
+            model=self.settings.model,
+            order=self._order.get(item.nodeid, 0),
+        )
         reason = self._skip_reason(item)
         if reason is not None:
             pytest.skip(reason)
@@ -346,7 +177,7 @@ class OmkSession:
         """Call phase: grade, report subtests and record the result."""
         from pytest_omk.report.subtests import grade_and_report
 
-        grade_and_report(item, subtests, self)
+        grade_and_report(item, subtests, self.settings)
 
     # --- hooks --------------------------------------------------------------------------------
 
@@ -365,13 +196,14 @@ class OmkSession:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
-        from pytest_omk.collect import SampleItem
-
-        items = [item for item in session.items if isinstance(item, SampleItem)]
+        items = [sample for item in session.items if (sample := self._adopted.get(id(item))) is not None]
         if items and not session.config.option.collectonly and self.executor is not None:
-            self._stage_set()
+            self.calls.stages()
             self._warm_clients()
-            self._register_url_sets(items)
+            plans: dict[Path, list[SamplePlan]] = {}
+            for item in items:
+                plans.setdefault(item.bundle.path, []).append(item.plan)
+            self.calls.register_url_sets(plans)
             # Under xdist each worker sees every item but runs only some: it must not prefetch
             # them all, or each worker would call the model for every sample. It starts the
             # items the controller sends it, as they arrive (xdist_prefetch).
@@ -442,22 +274,10 @@ class OmkSession:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         # Records are ordered by collection order, which every xdist worker shares, so reports
         # come out in the same order with and without -n.
-        self.records.order = {item.nodeid: index for index, item in enumerate(session.items)}
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        self.records.observe(report)
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if not self.is_worker:
-            self.records.print_summary(terminalreporter)
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if not self.is_worker:
-            self.records.finish(session)
+        self._order = {item.nodeid: index for index, item in enumerate(session.items)}
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self._runner is not None:
-            self._runner.close(self._aclose())
+            self._runner.close(self.calls.aclose())
             self._runner = None
 

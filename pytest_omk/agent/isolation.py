@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from pytest_omk.errors import ExecutionError
-from pytest_omk.execute.base import ExecutionRequest
+from pytest_omk.models.run import ExecutionRequest
 
 COPY_DIR_NAME = "work"
 """The working copy is ``<temp dir>/work``: the temporary directory's random name stays out of

@@ -25,8 +25,8 @@ from pytest_omk.agent.options import AgentOptions
 from pytest_omk.agent.providers import CallRequest, Messages, ModelTurn, Provider, ToolReply, make_provider
 from pytest_omk.agent.tools import BUILTIN_NAMES, BUILTIN_SPECS, BuiltinTools, ToolResult, ToolSpec
 from pytest_omk.errors import ExecutionError
-from pytest_omk.execute.base import ExecutionRequest
 from pytest_omk.models.results import ExecutionResult, ToolCall, Turn
+from pytest_omk.models.run import ExecutionRequest
 
 STOP_MAX_TURNS = "max_turns"
 NOT_RUN = "[omk-agent] not run: the turn limit (--omk-agent-max-turns) was reached"

@@ -25,7 +25,7 @@ from pydantic import ValidationError
 
 from pytest_omk.agent.names import canonical_tool_name, same_tool
 from pytest_omk.errors import ExecutionError
-from pytest_omk.jstext import js_json_stringify, js_lower
+from pytest_omk.js.text import js_json_stringify, js_lower
 from pytest_omk.models.mocks import Mock, MockMatch, mock_keys
 from pytest_omk.models.results import MockStats
 

@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_omk.execute.api_executor import ApiExecutor, one_call_result
-from pytest_omk.execute.base import ExecutionRequest
 from pytest_omk.execute.http_client import (
     ApiEndpoint,
     Usage,
@@ -23,6 +22,7 @@ from pytest_omk.execute.http_client import (
 from pytest_omk.execute.http_errors import malformed
 from pytest_omk.execute.pricing import cost_usd, priced_name
 from pytest_omk.models.results import ExecutionResult
+from pytest_omk.models.run import ExecutionRequest
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 DEFAULT_MODEL = "claude-sonnet-4-5"

@@ -13,9 +13,9 @@ from collections.abc import Mapping
 
 import httpx
 
-from pytest_omk.execute.base import ExecutionRequest
 from pytest_omk.execute.http_client import ApiEndpoint, JsonApiClient, Usage
 from pytest_omk.models.results import ExecutionResult
+from pytest_omk.models.run import ExecutionRequest
 
 
 class ApiExecutor:

@@ -9,62 +9,14 @@ executor only speaks its protocol.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from pytest_omk.errors import ExecutionError
-from pytest_omk.models import Sample
 from pytest_omk.models.results import ExecutionResult
 
-Purpose = Literal["execute", "judge"]
-
-
-@dataclass(frozen=True)
-class ExecutionRequest:
-    """What the model under test (or the judge) is asked."""
-
-    prompt: str
-    """The full user prompt (environment block, prompt, fenced context, URLs inlined)."""
-    system: str | None = None
-    model: str | None = None
-    sample_id: str = ""
-    cwd: Path | None = None
-    """Absolute working directory for command executors and agents."""
-    cwd_key: str = ""
-    """``cwd`` relative to the rootdir, in POSIX form: the part of it that identifies the call."""
-    mocks: list[dict[str, Any]] | None = None
-    """The sample's mocks as written in the file (aliases such as ``return`` kept)."""
-    mocks_strict: bool = True
-    allowed_tools: list[str] | None = None
-    repeat: int = 0
-    """Repeat index (``--omk-repeat``); part of the recording key."""
-    purpose: Purpose = "execute"
-    json_mode: bool = False
-    """Ask the provider for a JSON object (judge calls)."""
-    template: str | None = None
-    """Judge template id and hash; part of the recording key."""
-    sample: Sample | None = field(default=None, compare=False)
-    """The sample itself, for Python callables (not part of the recording key)."""
-    mock_base_dir: Path | None = field(default=None, compare=False)
-    """Where a mock's relative ``return_file`` is found: the sample file's directory (not part of
-    the recording key)."""
-
-    def identity(self) -> dict[str, Any]:
-        """The JSON-able fields that change the answer: the recording key is a hash of these."""
-        return {
-            "purpose": self.purpose,
-            "model": self.model,
-            "system": self.system,
-            "prompt": self.prompt,
-            "cwd": self.cwd_key,
-            "mocks": self.mocks,
-            "mocksStrict": self.mocks_strict if self.mocks else None,
-            "allowedTools": sorted(self.allowed_tools) if self.allowed_tools is not None else None,
-            "repeat": self.repeat,
-            "jsonMode": self.json_mode,
-            "template": self.template,
-        }
+# The request is a run's data (models.run); named here too as part of the executor contract.
+from pytest_omk.models.run import ExecutionRequest as ExecutionRequest
+from pytest_omk.models.run import Purpose as Purpose
 
 
 class TransientError(ExecutionError):

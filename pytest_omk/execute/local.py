@@ -21,8 +21,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from pytest_omk.errors import ExecutionError
-from pytest_omk.execute.base import ExecutionRequest
 from pytest_omk.models.results import ExecutionResult
+from pytest_omk.models.run import ExecutionRequest
 
 _STDERR_LIMIT = 400
 

@@ -15,7 +15,6 @@ from typing import Any
 import httpx
 
 from pytest_omk.execute.api_executor import ApiExecutor, one_call_result
-from pytest_omk.execute.base import ExecutionRequest
 from pytest_omk.execute.http_client import (
     ApiEndpoint,
     Usage,
@@ -26,6 +25,7 @@ from pytest_omk.execute.http_client import (
 from pytest_omk.execute.http_errors import malformed
 from pytest_omk.execute.pricing import cost_usd, priced_name
 from pytest_omk.models.results import ExecutionResult
+from pytest_omk.models.run import ExecutionRequest
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MODEL = "gpt-4o-mini"

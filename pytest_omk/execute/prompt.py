@@ -6,7 +6,7 @@ URL resolution happens on ``prompt`` and ``context`` before this assembly.
 
 from __future__ import annotations
 
-from pytest_omk.models._base import js_trim
+from pytest_omk.js.text import js_trim
 from pytest_omk.models.sample import Environment
 
 _ENV_HEADING = "Declared preconditions for this task (context only; nothing below was set up for you):"

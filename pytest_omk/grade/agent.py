@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from pytest_omk.grade._table import entry
 from pytest_omk.grade.base import GradeContext, Grader, excerpt
-from pytest_omk.jstext import js_json_stringify, js_lower, js_number, js_string, js_truthy
+from pytest_omk.js.text import js_json_stringify, js_lower, js_number, js_string, js_truthy
 from pytest_omk.models import AssertionBase
 from pytest_omk.models.assertions import (
     MockHit,

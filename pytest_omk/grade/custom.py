@@ -33,7 +33,7 @@ from typing import Any
 
 from pytest_omk.grade._table import entry
 from pytest_omk.grade.base import GradeContext, Grader, excerpt
-from pytest_omk.jstext import js_json_stringify
+from pytest_omk.js.text import js_json_stringify
 from pytest_omk.models import AssertionBase
 from pytest_omk.models.assertions import Custom
 from pytest_omk.models.results import Reading

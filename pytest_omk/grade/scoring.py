@@ -99,3 +99,10 @@ def mean_score(readings: Iterable[Reading]) -> float | None:
     """Mean judge score over repeated readings that were observed; ``None`` when none was."""
     observed = [r.score for r in readings if r.status != "missing" and r.score is not None]
     return round2(js_sum(observed) / len(observed)) if observed else None
+
+
+def scores_record(scores: Scores | None) -> dict[str, float | None]:
+    """The five scores (``None`` when missing)."""
+    if scores is None:
+        return dict.fromkeys(LAYERS)
+    return {layer: getattr(scores, layer) for layer in LAYERS}

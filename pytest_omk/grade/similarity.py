@@ -1,7 +1,7 @@
 """Graders comparing the output with a reference text: ROUGE-N, BLEU-4 and edit distance.
 
 ROUGE and BLEU work on the same tokens as upstream: the lower-cased text's ASCII letter/digit
-runs and single CJK ideographs (see :func:`pytest_omk.jstext.ngram_tokens`); everything else,
+runs and single CJK ideographs (see :func:`pytest_omk.js.text.ngram_tokens`); everything else,
 accented letters included, is dropped.
 """
 
@@ -12,7 +12,7 @@ from collections import Counter
 
 from pytest_omk.grade._table import entry
 from pytest_omk.grade.base import GradeContext, Grader, excerpt
-from pytest_omk.jstext import js_number, levenshtein_utf16, ngram_tokens
+from pytest_omk.js.text import js_number, levenshtein_utf16, ngram_tokens
 from pytest_omk.models import AssertionBase
 from pytest_omk.models.assertions import BleuMin, LevenshteinMax, RougeNMin
 from pytest_omk.models.results import Reading

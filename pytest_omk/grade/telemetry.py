@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from pytest_omk.grade._table import entry
 from pytest_omk.grade.base import GradeContext, Grader
-from pytest_omk.jstext import js_number
+from pytest_omk.js.text import js_number
 from pytest_omk.models import AssertionBase
 from pytest_omk.models.assertions import CostMax, LatencyMax
 from pytest_omk.models.results import Reading

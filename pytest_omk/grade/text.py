@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from pytest_omk.grade._table import entry
 from pytest_omk.grade.base import GradeContext, Grader, excerpt
-from pytest_omk.jsregex import compile_js_regex
-from pytest_omk.jstext import js_lower, js_number, js_words, utf16_len
+from pytest_omk.js.regex import compile_js_regex
+from pytest_omk.js.text import js_lower, js_number, js_trim, js_words, utf16_len
 from pytest_omk.models import AssertionBase
-from pytest_omk.models._base import js_trim
 from pytest_omk.models.assertions import (
     Contains,
     ContainsAll,

@@ -20,16 +20,15 @@ from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 
 from pytest_omk.errors import ExecutionError, JudgeError
-from pytest_omk.execute.base import ExecutionRequest, Executor
+from pytest_omk.execute.base import Executor
 from pytest_omk.grade.scoring import js_sum, round2
-from pytest_omk.jstext import js_number
+from pytest_omk.js.text import js_number, js_trim
 from pytest_omk.judge.parse import JudgeReply, parse_assertion_reply, parse_rubric_reply
 from pytest_omk.judge.templates import RUBRIC, TEMPLATES, JudgeTemplate
 from pytest_omk.judge.trace_summary import summarize_execution
-from pytest_omk.models._base import js_trim
 from pytest_omk.models.assertions import AnswerRelevancy, ContextRecall, Faithfulness, SemanticSimilarity
 from pytest_omk.models.results import ExecutionResult, Reading
-from pytest_omk.pipeline import JudgeOutcome, ResolvedText, SamplePlan
+from pytest_omk.models.run import ExecutionRequest, JudgeOutcome, ResolvedText, SamplePlan
 from pytest_omk.runtime import ModelCalls
 
 _MILLI = Decimal("0.001")
@@ -77,7 +76,7 @@ def _reference_or_context(reference: str | None, context: str | None) -> str | N
 
 
 class LLMJudge:
-    """Implements the :class:`~pytest_omk.pipeline.Judge` protocol with a model behind ``executor``."""
+    """Implements the :class:`~pytest_omk.models.run.Judge` protocol with a model behind ``executor``."""
 
     def __init__(
         self,

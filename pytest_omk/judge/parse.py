@@ -20,8 +20,7 @@ import math
 import re
 from typing import Any, NamedTuple
 
-from pytest_omk.jstext import js_json_stringify, js_number
-from pytest_omk.models._base import js_trim
+from pytest_omk.js.text import js_json_stringify, js_number, js_trim
 
 NOT_JSON = "judge reply is not JSON"
 MALFORMED = "judge reply is malformed JSON"

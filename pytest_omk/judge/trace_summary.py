@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from pytest_omk.jstext import js_json_stringify
+from pytest_omk.js.text import js_json_stringify
 from pytest_omk.models.results import ExecutionResult, ToolCall, Turn
 
 INPUT_PREVIEW_MAX = 280

@@ -19,11 +19,8 @@ from pydantic import (
     model_validator,
 )
 
-# JavaScript's WhiteSpace + LineTerminator set (ECMA-262 §12.2, §12.3), used by trim() and /\s/.
-JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
+from pytest_omk.js.text import JS_WHITESPACE, js_trim
+
 MAX_SAFE_INTEGER = 2**53 - 1
 
 NON_BLANK_PATTERN = "[^" + "".join(f"\\u{ord(c):04x}" for c in JS_WHITESPACE) + "]"
@@ -45,11 +42,6 @@ class LocatedValueError(ValueError):
     def __init__(self, message: str, *loc: str | int) -> None:
         super().__init__(message)
         self.loc: tuple[str | int, ...] = loc
-
-
-def js_trim(text: str) -> str:
-    """Trim ``text`` exactly as JavaScript's ``String.prototype.trim`` does."""
-    return text.strip(JS_WHITESPACE)
 
 
 class StrictModel(BaseModel):

@@ -8,12 +8,12 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from pytest_omk.js.text import js_trim
 from pytest_omk.models._base import (
     LocatedValueError,
     NonBlankStr,
     NonEmptyStr,
     StrictModel,
-    js_trim,
 )
 from pytest_omk.models.assertions import (
     MAX_ASSERTION_DEPTH,

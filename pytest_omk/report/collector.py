@@ -15,28 +15,31 @@ import pytest
 from pytest_omk.compare.analysis import analyze
 from pytest_omk.compare.baseline import load_baseline, regression_message
 from pytest_omk.compare.render import comparison_lines
+from pytest_omk.compat import junit_xml
 from pytest_omk.errors import ConfigError
-from pytest_omk.execute.recording_files import secrets_from_env
-from pytest_omk.grade.scoring import LAYERS
+from pytest_omk.recordings.secrets import secrets_from_env
 from pytest_omk.report.json_report import build_report
 from pytest_omk.report.outputs import ReportTargets, write_reports
 from pytest_omk.report.terminal import render_summary, summarize
 
 if TYPE_CHECKING:
-    from pytest_omk.collect import SampleItem
-    from pytest_omk.execute.base import Executor
     from pytest_omk.settings import Settings
+
+record_collector_key = pytest.StashKey["RecordCollector"]()
 
 
 class RecordCollector:
-    """Holds every sample record and outcome seen in this process."""
+    """The controller's plugin for sample records: gathers them from reports, publishes them.
+
+    Registered once per run, on the controller only (xdist workers send their records with their
+    reports), as ``config.stash[record_collector_key]``.
+    """
 
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
         self.config = config
         self.settings = settings
         self.records: dict[str, dict[str, Any]] = {}
         self.outcomes: dict[str, str] = {}
-        self.order: dict[str, int] = {}
         self.baseline: dict[str, Any] | None = None
         self.analysis: dict[str, Any] | None = None
         """The comparison sections, computed once at the end of the run (controller only)."""
@@ -44,7 +47,7 @@ class RecordCollector:
         """The regression gate's message when ``--omk-fail-on-regression`` tripped."""
         self.written: list[str] = []
         """One line per HTML/Markdown report written (or not writable), shown after the scores."""
-        if settings.baseline and not hasattr(config, "workerinput"):
+        if settings.baseline:
             # Read now, so an unusable baseline is a usage error before any model is called.
             try:
                 self.baseline = load_baseline(self._path(settings.baseline))
@@ -69,30 +72,7 @@ class RecordCollector:
             self.regression = regression_message(self.analysis["baseline"] or {})
         return self.analysis
 
-    def begin(self, item: SampleItem, executor: Executor | None) -> None:
-        """Create the item's record before anything can fail, so errors are reported too."""
-        from pytest_omk.collect import display_path
-
-        item.omk_record = {
-            "nodeid": item.nodeid,
-            "file": display_path(item.path, item.config.rootpath),
-            "sample_id": item.sample_id,
-            "prompt": item.loaded.sample.prompt,
-            "variant": item.plan.variant,
-            "repeats": None,
-            "executor": executor.id if executor is not None else None,
-            "model": self.settings.model,
-            "scores": dict.fromkeys(LAYERS),
-            "assertions": [],
-            "rubric": {},
-            "execution": None,
-            "urls": [],
-            "metadata": _metadata(item),
-            "modelCalls": {"live": 0, "replayed": 0},
-            "order": self.order.get(item.nodeid, 0),
-        }
-
-    def observe(self, report: pytest.TestReport) -> None:
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Track outcomes and pick up records (a no-op for non-omk items)."""
         if isinstance(report, pytest.SubtestReport):
             return
@@ -111,7 +91,7 @@ class RecordCollector:
         rows.sort(key=lambda row: (row.get("order", 0), row["nodeid"]))
         return rows
 
-    def print_summary(self, terminalreporter: Any) -> None:
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         rows = self.ordered()
         if not rows:
             return
@@ -125,7 +105,8 @@ class RecordCollector:
         for line in self.written:
             terminalreporter.write_line(line, red=line.startswith("omk: cannot"))
 
-    def finish(self, session: pytest.Session) -> None:
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
         rows = self.ordered()
         if not rows:
             return
@@ -142,9 +123,7 @@ class RecordCollector:
             self.written = write_reports(document, targets, secrets_from_env(os.environ))
 
     def _junit_suite_properties(self, totals: dict[str, Any]) -> None:
-        from _pytest.junitxml import xml_key  # private: the public route needs a test function
-
-        xml = self.config.stash.get(xml_key, None)
+        xml = junit_xml(self.config)
         if xml is None:
             return
         xml.add_global_property("omk.samples", str(totals["samples"]))
@@ -171,8 +150,3 @@ def _outcome(report: pytest.TestReport) -> str | None:
         return "error"
     return None
 
-
-def _metadata(item: SampleItem) -> dict[str, Any]:
-    from pytest_omk.report.records import metadata_of
-
-    return metadata_of(item.loaded.sample)

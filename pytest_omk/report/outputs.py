@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_omk.execute.recording_files import Redactor
+from pytest_omk.recordings.secrets import Redactor
 from pytest_omk.report.html import render_html
 from pytest_omk.report.markdown import render_markdown
 

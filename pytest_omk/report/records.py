@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_omk.grade.scoring import LAYERS, Scores
+from pytest_omk.grade.scoring import LAYERS
 from pytest_omk.models import AssertionBase, Sample
 from pytest_omk.models.assertions import assertion_layer
 from pytest_omk.models.results import ExecutionResult, Reading
+from pytest_omk.models.run import SampleRun
 
 
 def metadata_of(sample: Sample) -> dict[str, Any]:
@@ -72,13 +73,6 @@ def rubric_records(sample: Sample, readings: dict[str, Reading]) -> dict[str, di
     }
 
 
-def scores_record(scores: Scores | None) -> dict[str, float | None]:
-    """The five scores (``None`` when missing)."""
-    if scores is None:
-        return dict.fromkeys(LAYERS)
-    return {layer: getattr(scores, layer) for layer in LAYERS}
-
-
 def _fmt(value: float) -> str:
     return f"{value:.2f}"
 
@@ -119,3 +113,35 @@ def junit_properties(record: dict[str, Any]) -> list[tuple[str, str]]:
             props.append(("omk.latency_ms", f"{execution['latencyMs']:.0f}"))
         props.append(("omk.replayed", "true" if execution["replayed"] else "false"))
     return props
+
+
+def model_calls(run: SampleRun) -> dict[str, int]:
+    """Live and replayed model calls (executor and judge) of one run."""
+    return {
+        "live": int(not run.execution.replayed) + run.judge.calls - run.judge.replayed,
+        "replayed": int(run.execution.replayed) + run.judge.replayed,
+    }
+
+
+def new_record(
+    *, nodeid: str, file: str, sample: Sample, variant: str | None, executor: str | None, model: str | None, order: int
+) -> dict[str, Any]:
+    """A sample's record before anything ran: errors and skips are reported with it too."""
+    return {
+        "nodeid": nodeid,
+        "file": file,
+        "sample_id": sample.sample_id,
+        "prompt": sample.prompt,
+        "variant": variant,
+        "repeats": None,
+        "executor": executor,
+        "model": model,
+        "scores": dict.fromkeys(LAYERS),
+        "assertions": [],
+        "rubric": {},
+        "execution": None,
+        "urls": [],
+        "metadata": metadata_of(sample),
+        "modelCalls": {"live": 0, "replayed": 0},
+        "order": order,
+    }

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_omk.errors import ReplayMissError, ResolveError
-from pytest_omk.execute.recording_files import secrets_from_env
 from pytest_omk.mcp_servers import find_mcp_config
-from pytest_omk.pipeline import ResolvedText, SamplePlan
+from pytest_omk.models.run import ResolvedText, SamplePlan
+from pytest_omk.recordings.secrets import secrets_from_env
 from pytest_omk.resolve.mcp_config import McpError, McpServerConfig, load_config, select_server
 from pytest_omk.resolve.mcp_resolver import McpResolver
 from pytest_omk.resolve.safe_http import DnsResolver, FetchError, SafeHttpFetcher
@@ -33,7 +33,7 @@ from pytest_omk.resolve.urls import (
 )
 
 if TYPE_CHECKING:
-    from pytest_omk.execute.recordings import RecordingStore
+    from pytest_omk.recordings.store import RecordingStore
 
 __all__ = ["ResolvedUrl", "UrlResolver"]
 

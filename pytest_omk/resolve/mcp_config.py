@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_omk.errors import ConfigError, ResolveError
-from pytest_omk.jsregex import JsRegexError, compile_js_regex
+from pytest_omk.js.regex import JsRegexError, compile_js_regex
 from pytest_omk.mcp_servers import McpServerSpec, launch_fields, read_mcp_config
 from pytest_omk.resolve.urls import parse_host
 

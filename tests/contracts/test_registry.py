@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_omk.grade import GRADERS
+from pytest_omk.grade.registry import GRADERS
 from pytest_omk.models import ASSERTION_CLASSES
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "assertions.md"

@@ -20,9 +20,10 @@ import pytest
 
 from pytest_omk.agent import AgentExecutor, AgentOptions, is_allowed
 from pytest_omk.errors import ConfigError, ExecutionError
-from pytest_omk.execute.base import ExecutionRequest, TransientError
+from pytest_omk.execute.base import TransientError
 from pytest_omk.execute.factory import make_executor
 from pytest_omk.models.results import ExecutionResult
+from pytest_omk.models.run import ExecutionRequest
 from tests.fakes.fake_llm import FakeLLM
 
 SCHEMA = "omk.eval-sample-set/v2"
@@ -690,8 +691,8 @@ def test_factory_specs_pick_the_api(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.mark.parametrize(
     ("option", "message"),
     [
-        ("--omk-agent-max-turns=0", "--omk-agent-max-turns must be >= 1"),
-        ("--omk-agent-tool-timeout=0", "--omk-agent-tool-timeout must be > 0"),
+        ("--omk-agent-max-turns=0", "--omk-agent-max-turns must be an integer >= 1, not '0'"),
+        ("--omk-agent-tool-timeout=0", "--omk-agent-tool-timeout must be a number > 0, not '0'"),
         ("--omk-mcp-config=missing.json", "missing.json does not exist"),
     ],
 )

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_omk.execute.recording_files import (
+from pytest_omk.recordings.files import (
     TEMP_SUFFIX,
     Document,
     RecordingFileError,

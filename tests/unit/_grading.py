@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_omk.grade import GradeContext, grade_sample
+from pytest_omk.grade.base import GradeContext
+from pytest_omk.grade.registry import grade_sample
 from pytest_omk.models import Sample
 from pytest_omk.models.results import ExecutionResult, Reading
 

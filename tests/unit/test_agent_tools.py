@@ -14,8 +14,8 @@ from pytest_omk.agent.file_tools import ToolError, confine
 from pytest_omk.agent.isolation import source_directory, working_copy
 from pytest_omk.agent.tools import MAX_OUTPUT_CHARS, BuiltinTools, ToolResult, shell_environment, truncate
 from pytest_omk.errors import ExecutionError
-from pytest_omk.execute.base import ExecutionRequest
 from pytest_omk.models import Sample
+from pytest_omk.models.run import ExecutionRequest
 
 
 @pytest.fixture

@@ -19,10 +19,11 @@ import pytest
 
 from pytest_omk.errors import ExecutionError
 from pytest_omk.execute.anthropic import AnthropicExecutor
-from pytest_omk.execute.base import ExecutionRequest, Executor
+from pytest_omk.execute.base import Executor
 from pytest_omk.execute.openai import OpenAIExecutor
 from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy, call_with_retries
 from pytest_omk.models.results import ExecutionResult
+from pytest_omk.models.run import ExecutionRequest
 from tests.fakes.fake_llm import FakeLLM
 
 CALLS = 50

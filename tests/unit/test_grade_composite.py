@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from pytest_omk.grade import GradeContext, finish, grade, grade_sample
+from pytest_omk.grade.base import GradeContext, finish
+from pytest_omk.grade.registry import grade, grade_sample
 from pytest_omk.models.results import Reading
 from tests.unit._grading import make_ctx, make_sample, read, read_all
 

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from pytest_omk.grade.similarity import bleu, rouge_n
-from pytest_omk.jstext import ngram_tokens
+from pytest_omk.js.text import ngram_tokens
 from tests.unit._grading import read, status
 
 

@@ -15,11 +15,12 @@ import pytest
 
 from pytest_omk.errors import ConfigError, ExecutionError
 from pytest_omk.execute.anthropic import AnthropicExecutor, messages_url
-from pytest_omk.execute.base import ExecutionRequest, Executor, TransientError
+from pytest_omk.execute.base import Executor, TransientError
 from pytest_omk.execute.http_errors import parse_retry_after, redact
 from pytest_omk.execute.openai import OpenAIExecutor, chat_completions_url
 from pytest_omk.execute.pricing import cost_usd, lookup_price
 from pytest_omk.models.results import ExecutionResult
+from pytest_omk.models.run import ExecutionRequest
 from tests.fakes.fake_llm import FakeLLM
 
 KEY = "sk-test-0123456789abcdef"

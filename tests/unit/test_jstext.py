@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_omk.jstext import (
+from pytest_omk.js.text import (
     js_json_stringify,
     js_lower,
     js_number,

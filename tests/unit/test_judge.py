@@ -11,21 +11,16 @@ from typing import Any, ClassVar
 import pytest
 
 from pytest_omk.errors import ExecutionError, JudgeError
-from pytest_omk.execute.base import ExecutionRequest, TransientError
-from pytest_omk.execute.recordings import RecordingStore
+from pytest_omk.execute.base import TransientError
 from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy
-from pytest_omk.judge import (
-    LLMJudge,
-    LLMJudgeOutcome,
-    describe_selection,
-    same_model_warning,
-    sample_sd,
-    select_judge,
-)
+from pytest_omk.judge.judge import LLMJudge, LLMJudgeOutcome, sample_sd
+from pytest_omk.judge.select import describe_selection, same_model_warning, select_judge
 from pytest_omk.judge.templates import TEMPLATES
 from pytest_omk.models import Sample
 from pytest_omk.models.results import ExecutionResult, Reading, ToolCall
-from pytest_omk.pipeline import JudgeOutcome, ResolvedText, SamplePlan, Stages, run_sample
+from pytest_omk.models.run import ExecutionRequest, JudgeOutcome, ResolvedText, SamplePlan
+from pytest_omk.pipeline import Stages, run_sample
+from pytest_omk.recordings.store import RecordingStore
 from pytest_omk.runtime import ModelCalls
 
 Script = str | Exception | Sequence[str | Exception]

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from pytest_omk.errors import ConfigError, ResolveError
-from pytest_omk.execute.recordings import RecordingStore
 from pytest_omk.mcp_servers import find_mcp_config as find_config
 from pytest_omk.models import Sample
-from pytest_omk.pipeline import SamplePlan
+from pytest_omk.models.run import SamplePlan
+from pytest_omk.recordings.store import RecordingStore
 from pytest_omk.resolve import UrlResolver
 from pytest_omk.resolve.mcp_config import (
     FetchTool,

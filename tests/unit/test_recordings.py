@@ -19,8 +19,10 @@ from typing import Any
 import pytest
 
 from pytest_omk.errors import ReplayMissError
-from pytest_omk.execute.base import ExecutionRequest
-from pytest_omk.execute.recording_files import (
+from pytest_omk.models import Sample
+from pytest_omk.models.results import ExecutionResult, ToolCall
+from pytest_omk.models.run import ExecutionRequest
+from pytest_omk.recordings.files import (
     FORMAT,
     STALE_TEMP_SECONDS,
     canonical_json,
@@ -28,9 +30,7 @@ from pytest_omk.execute.recording_files import (
     recording_key,
     slugify,
 )
-from pytest_omk.execute.recordings import RecordingStore
-from pytest_omk.models import Sample
-from pytest_omk.models.results import ExecutionResult, ToolCall
+from pytest_omk.recordings.store import RecordingStore
 
 REPO = Path(__file__).resolve().parents[2]
 SENTINEL = "sk-sentinel-7f3a9c2e5b1d"
@@ -189,7 +189,7 @@ def test_a_call_that_records_nothing_neither_dumps_nor_hops_threads(
     target = tmp_path / "dir"
     if mode == "none":
         call(store(target), request(), Live())  # record it first, then replay without writing
-    monkeypatch.setattr("pytest_omk.execute.recordings.asyncio.to_thread", forbidden)
+    monkeypatch.setattr("pytest_omk.recordings.store.asyncio.to_thread", forbidden)
     monkeypatch.setattr(ExecutionResult, "model_dump", forbidden)
     live = Live()
     result = call(RecordingStore(target if directory else None, mode), request(), live)
@@ -575,7 +575,7 @@ KILLED_WRITER = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from pytest_omk.execute.recordings import RecordingStore
+    from pytest_omk.recordings.store import RecordingStore
 
     store = RecordingStore(Path(sys.argv[1]), "new_episodes")
     for i in range(100_000):

@@ -11,15 +11,8 @@ from typing import Any
 import pytest
 import yaml
 
-from pytest_omk.grade import (
-    Scores,
-    grade_sample,
-    judge_layer,
-    mean_score,
-    ratio_to_score,
-    round2,
-    score_sample,
-)
+from pytest_omk.grade.registry import grade_sample
+from pytest_omk.grade.scoring import Scores, judge_layer, mean_score, ratio_to_score, round2, score_sample
 from pytest_omk.models.results import Reading
 from tests.unit._grading import make_ctx, make_sample
 

@@ -16,9 +16,9 @@ from typing import Any, TypeVar
 import pytest
 
 from pytest_omk.errors import ResolveError
-from pytest_omk.execute.recordings import RecordingStore
 from pytest_omk.models import Sample
-from pytest_omk.pipeline import ResolvedText, SamplePlan
+from pytest_omk.models.run import ResolvedText, SamplePlan
+from pytest_omk.recordings.store import RecordingStore
 from pytest_omk.resolve import UrlResolver
 from pytest_omk.resolve.urls import BEGIN_MARKER, END_MARKER
 from tests.fakes.doc_server import DocServer, Page

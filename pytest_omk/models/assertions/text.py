@@ -6,7 +6,7 @@ from typing import Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from pytest_omk.jsregex import VALID_FLAGS, JsRegexError, compile_js_regex
+from pytest_omk.js.regex import VALID_FLAGS, JsRegexError, compile_js_regex
 from pytest_omk.models._base import LocatedValueError, NonBlankStr
 from pytest_omk.models.assertions._base import AssertionBase, Layer, _TextValues
 

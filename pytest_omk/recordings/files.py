@@ -1,4 +1,4 @@
-"""The on-disk format of recordings: key, layout, secret scrubbing and atomic file writes.
+"""The on-disk format of recordings: key, layout and atomic file writes.
 
 One recorded call is one JSON file, readable in code review::
 
@@ -6,7 +6,7 @@ One recorded call is one JSON file, readable in code review::
 
 The key is a SHA-256 over the canonical JSON of what changes the answer, so the label (the sample id)
 only makes the file name readable: a lookup falls back to the key alone when the label changed.
-:class:`~pytest_omk.execute.recordings.RecordingStore` applies the record modes on top of this module.
+:class:`~pytest_omk.recordings.store.RecordingStore` applies the record modes on top of this module.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import re
 import tempfile
 import time
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,16 +27,6 @@ from typing import Any
 
 FORMAT = "pytest-omk.recording/v1"
 """Stored in every file and hashed into every key: a new format never replays an old file."""
-
-REDACTED = "[REDACTED]"
-MIN_SECRET_LENGTH = 8
-"""Shorter values (``true``, ``1``, a port) would redact ordinary words from outputs."""
-SECRET_ENV_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
-SECRET_ENV_NAMES = frozenset({"OPENAI_API_KEY", "ANTHROPIC_API_KEY"})
-SENSITIVE_KEYS = frozenset(
-    {"authorization", "proxy-authorization", "x-api-key", "api-key", "cookie", "set-cookie"}
-)
-"""Header-like mapping keys dropped from stored documents (compared lower-case, ``_`` as ``-``)."""
 
 RESERVED_FIELDS = frozenset({"format", "key", "kind", "label", "result", "recordedAt"})
 """Top-level document fields that an identity may not use."""
@@ -58,50 +48,6 @@ class RecordingFileError(Exception):
         super().__init__(f"{path}: {reason}")
         self.path = path
         self.reason = reason
-
-
-# ---------------------------------------------------------------------------------------------
-# Secrets
-
-
-def secrets_from_env(environ: Mapping[str, str]) -> set[str]:
-    """Values of environment variables whose names mark them as credentials."""
-    found = set()
-    for name, value in environ.items():
-        upper = name.upper()
-        if upper in SECRET_ENV_NAMES or upper.endswith(SECRET_ENV_SUFFIXES):
-            found.add(value)
-    return found
-
-
-class Redactor:
-    """Replaces secret values in every string of a JSON-able document and drops auth headers."""
-
-    def __init__(self, secrets: Iterable[str]) -> None:
-        # Longest first, so that a secret containing another one is replaced whole.
-        usable = {s for s in secrets if len(s) >= MIN_SECRET_LENGTH}
-        self._secrets = sorted(usable, key=len, reverse=True)
-
-    def text(self, value: str) -> str:
-        """``value`` with every secret replaced by ``[REDACTED]``."""
-        for secret in self._secrets:
-            if secret in value:
-                value = value.replace(secret, REDACTED)
-        return value
-
-    def data(self, value: Any) -> Any:
-        """A scrubbed copy of a JSON-able value (dicts, lists, strings, scalars)."""
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, Mapping):
-            return {
-                self.text(str(k)): self.data(v)
-                for k, v in value.items()
-                if str(k).lower().replace("_", "-") not in SENSITIVE_KEYS
-            }
-        if isinstance(value, list | tuple):
-            return [self.data(v) for v in value]
-        return value
 
 
 # ---------------------------------------------------------------------------------------------

@@ -11,10 +11,15 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_omk.execute.recording_files import Document
+from pytest_omk.recordings.files import Document
 
 _SHORT_VALUE = 60
 """Values up to this length are quoted in full; longer ones are described by position."""
+
+FIX_HINT = (
+    "To record it, run once with --omk-record-mode=new_episodes (or =all to re-record everything) "
+    "and commit the recordings directory."
+)
 
 
 def request_fields(identity: Mapping[str, Any]) -> dict[str, Any]:

@@ -15,7 +15,11 @@ from array import array
 from decimal import Decimal
 from typing import Any
 
-from pytest_omk.models._base import JS_WHITESPACE
+# JavaScript's WhiteSpace + LineTerminator set (ECMA-262 §12.2, §12.3), used by trim() and /\s/.
+JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
 
 _JS_SPACE_RUN = re.compile("[" + re.escape(JS_WHITESPACE) + "]+")
 # What ROUGE/BLEU count as tokens: ASCII letter/digit runs, or single CJK ideographs U+4E00-U+9FA5.
@@ -28,6 +32,11 @@ _SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\b": "\\b", "\f": "\\f", "\n": "\\n
 _UTF16 = "utf-16-le" if sys.byteorder == "little" else "utf-16-be"
 _MAX_ARRAY_INDEX = 2**32 - 2
 _MAX_EXACT_INT = 2**53
+
+
+def js_trim(text: str) -> str:
+    """Trim ``text`` exactly as JavaScript's ``String.prototype.trim`` does."""
+    return text.strip(JS_WHITESPACE)
 
 
 def utf16_len(text: str) -> int:

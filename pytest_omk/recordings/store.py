@@ -1,71 +1,44 @@
 """The recordings store: every model call is replayed from, or recorded to, one JSON file.
 
-Record modes (``--omk-record-mode``):
-
-``new_episodes``  replay a recorded call, call live and record on a miss (default)
-``none``          replay only: a miss raises :class:`~pytest_omk.errors.ReplayMissError` (for CI)
-``all``           always call live and overwrite the recording
-``off``           always call live, read and write nothing
-
-The generic layer (:meth:`RecordingStore.get` / :meth:`RecordingStore.put`) stores any JSON payload
+The caller passes the record mode in (:mod:`.modes`). The generic layer (:meth:`RecordingStore.get` / :meth:`RecordingStore.put`) stores any JSON payload
 under a ``kind`` (``execute``, ``judge``, ``fetch`` ...) and an identity; :meth:`RecordingStore.call`
-applies the modes to executor calls. The file format lives in :mod:`.recording_files`.
+applies the modes to executor calls. The file format lives in :mod:`.files`.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 import warnings
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pydantic import ValidationError
 
 from pytest_omk.errors import ReplayMissError
-from pytest_omk.execute.base import ExecutionRequest
-from pytest_omk.execute.recording_diff import describe_miss
-from pytest_omk.execute.recording_files import (
+from pytest_omk.models.results import ExecutionResult
+from pytest_omk.models.run import ExecutionRequest
+from pytest_omk.recordings.diff import FIX_HINT, describe_miss
+from pytest_omk.recordings.files import (
     Document,
     RecordingFileError,
-    Redactor,
     build_document,
     check_identity,
     check_kind,
     file_name,
-    iter_recording_files,
     name_hash,
     parse_document,
     read_document,
     recording_key,
     render,
-    secrets_from_env,
     shard_dir,
     sweep_stale_temps,
     write_atomic,
 )
-from pytest_omk.models.results import ExecutionResult
-
-if TYPE_CHECKING:
-    # Imported for the type only: settings imports pytest, which this package must not need.
-    from pytest_omk.settings import RecordMode
-
-_MODES = ("new_episodes", "none", "all", "off")
-_FIX_HINT = (
-    "To record it, run once with --omk-record-mode=new_episodes (or =all to re-record everything) "
-    "and commit the recordings directory."
-)
-
-
-def _environment_snapshot() -> dict[str, str]:
-    """A copy of ``os.environ`` that tolerates another thread changing it during the copy."""
-    while True:
-        try:
-            return dict(os.environ)
-        except (KeyError, RuntimeError):
-            continue
+from pytest_omk.recordings.index import RecordingIndex
+from pytest_omk.recordings.modes import RECORD_MODES, RecordMode
+from pytest_omk.recordings.secrets import Redactor, environment_snapshot, secrets_from_env
 
 
 class RecordingStore:
@@ -86,20 +59,17 @@ class RecordingStore:
         secrets: Iterable[str] = (),
         warn: Callable[[str], None] | None = None,
     ) -> None:
-        if mode not in _MODES:
-            raise ValueError(f"record mode {mode!r} is not one of {', '.join(_MODES)}")
+        if mode not in RECORD_MODES:
+            raise ValueError(f"record mode {mode!r} is not one of {', '.join(RECORD_MODES)}")
         self.mode: RecordMode = mode
         self.directory: Path | None = None if mode == "off" or directory is None else Path(directory)
         # The environment's secrets are read once, here, not at every write: pytest's main thread
         # sets and deletes PYTEST_CURRENT_TEST while calls are recorded on the loop's thread, and
         # iterating os.environ meanwhile raises KeyError.
-        self._secrets = (*secrets, *secrets_from_env(_environment_snapshot()))
+        self._secrets = (*secrets, *secrets_from_env(environment_snapshot()))
         self._warn_callback = warn
         self._lock = threading.Lock()
-        # Built lazily on the first miss of a kind: key prefix -> files, and parsed documents.
-        self._listings: dict[str, dict[str, list[Path]]] = {}
-        self._documents: dict[str, list[Document]] = {}
-        self._swept: set[Path] = set()
+        self._index = RecordingIndex(self.directory) if self.directory is not None else None
         self._warned: set[Path] = set()
 
     def add_secrets(self, secrets: Iterable[str]) -> None:
@@ -233,9 +203,9 @@ class RecordingStore:
             directory=directory,
             expected=expected,
             identity=redactor.data(dict(identity)),
-            documents=self._parsed_documents(kind),
+            documents=self._index.documents(kind) if self._index is not None else [],
         )
-        return redactor.text("\n".join([*lines, _FIX_HINT]))
+        return redactor.text("\n".join([*lines, FIX_HINT]))
 
     # -- internals ----------------------------------------------------------------------------
 
@@ -314,43 +284,12 @@ class RecordingStore:
         return (old.key, old.label, old.identity, old.result) == (new.key, new.label, new.identity, new.result)
 
     def _after_write(self, kind: str, key: str, path: Path) -> None:
-        with self._lock:
-            listing = self._listings.get(kind)
-            if listing is not None and path not in listing.setdefault(key[:16], []):
-                listing[key[:16]].append(path)
-            self._documents.pop(kind, None)
-            first_write_here = path.parent not in self._swept
-            self._swept.add(path.parent)
-        if first_write_here:
+        if self._index is not None and self._index.added(kind, key, path):
             sweep_stale_temps(path.parent)
 
     def _listing(self, kind: str) -> dict[str, list[Path]]:
-        assert self.directory is not None
-        with self._lock:
-            listing = self._listings.get(kind)
-            if listing is None:
-                listing = {}
-                for path in iter_recording_files(self.directory / kind):
-                    listing.setdefault(path.name.removesuffix(".json")[-16:], []).append(path)
-                self._listings[kind] = listing
-            return listing
-
-    def _parsed_documents(self, kind: str) -> list[Document]:
-        if self.directory is None:
-            return []
-        with self._lock:
-            cached = self._documents.get(kind)
-        if cached is not None:
-            return cached
-        documents = []
-        for path in iter_recording_files(self.directory / kind):
-            try:
-                documents.append(read_document(path))
-            except (OSError, RecordingFileError):
-                continue  # diagnostics only: a broken neighbour must not hide the real miss
-        with self._lock:
-            self._documents[kind] = documents
-        return documents
+        assert self._index is not None
+        return self._index.listing(kind)
 
     def _warn(self, message: str) -> None:
         message = self._redactor().text(message)

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from pytest_omk.models._base import JS_WHITESPACE
+from pytest_omk.js.text import JS_WHITESPACE
 
 VALID_FLAGS = frozenset("dgimsuvy")
 _WORD = "A-Za-z0-9_"

@@ -1,0 +1,139 @@
+"""The run's data: what one sample's run is asked, plans, and what the model-facing stages return.
+
+Below every stage (resolve, execute, judge, grade) and above none: the stages exchange these values,
+and the orchestrator (:mod:`pytest_omk.pipeline`) wires them together.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+from pytest_omk.models.results import ExecutionResult, Reading
+from pytest_omk.models.sample import Sample
+
+Purpose = Literal["execute", "judge"]
+
+
+@dataclass(frozen=True)
+class ExecutionRequest:
+    """What the model under test (or the judge) is asked."""
+
+    prompt: str
+    """The full user prompt (environment block, prompt, fenced context, URLs inlined)."""
+    system: str | None = None
+    model: str | None = None
+    sample_id: str = ""
+    cwd: Path | None = None
+    """Absolute working directory for command executors and agents."""
+    cwd_key: str = ""
+    """``cwd`` relative to the rootdir, in POSIX form: the part of it that identifies the call."""
+    mocks: list[dict[str, Any]] | None = None
+    """The sample's mocks as written in the file (aliases such as ``return`` kept)."""
+    mocks_strict: bool = True
+    allowed_tools: list[str] | None = None
+    repeat: int = 0
+    """Repeat index (``--omk-repeat``); part of the recording key."""
+    purpose: Purpose = "execute"
+    json_mode: bool = False
+    """Ask the provider for a JSON object (judge calls)."""
+    template: str | None = None
+    """Judge template id and hash; part of the recording key."""
+    sample: Sample | None = field(default=None, compare=False)
+    """The sample itself, for Python callables (not part of the recording key)."""
+    mock_base_dir: Path | None = field(default=None, compare=False)
+    """Where a mock's relative ``return_file`` is found: the sample file's directory (not part of
+    the recording key)."""
+
+    def identity(self) -> dict[str, Any]:
+        """The JSON-able fields that change the answer: the recording key is a hash of these."""
+        return {
+            "purpose": self.purpose,
+            "model": self.model,
+            "system": self.system,
+            "prompt": self.prompt,
+            "cwd": self.cwd_key,
+            "mocks": self.mocks,
+            "mocksStrict": self.mocks_strict if self.mocks else None,
+            "allowedTools": sorted(self.allowed_tools) if self.allowed_tools is not None else None,
+            "repeat": self.repeat,
+            "jsonMode": self.json_mode,
+            "template": self.template,
+        }
+
+
+@dataclass(frozen=True)
+class SamplePlan:
+    """Everything needed to run one sample, fixed at collection time."""
+
+    sample: Sample
+    base_dir: Path
+    """The sample file's directory (split directories: the directory)."""
+    rootdir: Path
+    system: str | None
+    model: str | None
+    repeat: int = 0
+    """Repeat index (``--omk-repeat``): part of the recording key, so each run is its own call."""
+    variant: str | None = None
+    """The variant's name (``--omk-variant``); its file's text is ``system``."""
+
+    # Cached: a plan is frozen, and resolving paths on every call of a large replay is measurable.
+    @cached_property
+    def cwd(self) -> Path:
+        """The sample's working directory: ``cwd`` relative to ``base_dir``, else ``base_dir``."""
+        return (self.base_dir / self.sample.cwd).resolve() if self.sample.cwd else self.base_dir.resolve()
+
+    @cached_property
+    def cwd_key(self) -> str:
+        """``cwd`` relative to the rootdir, so recordings replay from any checkout location."""
+        try:
+            return self.cwd.relative_to(self.rootdir.resolve()).as_posix()
+        except ValueError:
+            return self.cwd.as_posix()
+
+
+@dataclass(frozen=True)
+class ResolvedText:
+    """The sample's prompt and context after URL resolution."""
+
+    prompt: str
+    context: str | None
+    urls: list[dict[str, str | int]] = field(default_factory=list)
+    """Resolved URLs with their content digest, for the report."""
+
+
+@dataclass(frozen=True)
+class JudgeOutcome:
+    """Judge readings of one sample."""
+
+    assertions: Mapping[int, Reading] = field(default_factory=dict)
+    """Readings of judge-scored assertions by top-level index."""
+    rubric: Mapping[str, Reading] = field(default_factory=dict)
+    """Readings of rubric dimensions by name (``score`` holds the 1-5 score)."""
+    calls: int = 0
+    replayed: int = 0
+
+
+@dataclass(frozen=True)
+class SampleRun:
+    """What the model-facing stages produced for one sample."""
+
+    execution: ExecutionResult
+    judge: JudgeOutcome
+    resolved: ResolvedText
+    request: ExecutionRequest
+
+
+class Resolver(Protocol):
+    """Inlines URL contents into prompt and context (fails closed)."""
+
+    async def resolve(self, plan: SamplePlan) -> ResolvedText: ...
+
+
+class Judge(Protocol):
+    """Scores rubric dimensions and judge-scored assertions."""
+
+    async def judge(self, plan: SamplePlan, resolved: ResolvedText, execution: ExecutionResult) -> JudgeOutcome: ...

@@ -1,0 +1,61 @@
+"""What a recordings directory holds, per kind: built lazily on the first miss, kept while writing.
+
+The store looks a key up by its file-name hash (a renamed sample still replays) and explains a miss
+from the parsed documents; both come from here. Safe to share between threads.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from pytest_omk.recordings.files import Document, RecordingFileError, iter_recording_files, read_document
+
+
+class RecordingIndex:
+    """The files under ``directory`` by kind and key prefix, and their parsed documents."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self._lock = threading.Lock()
+        self._listings: dict[str, dict[str, list[Path]]] = {}
+        self._documents: dict[str, list[Document]] = {}
+        self._swept: set[Path] = set()
+
+    def listing(self, kind: str) -> dict[str, list[Path]]:
+        """Key prefix (16 hex) -> the files of ``kind`` whose name ends with it."""
+        with self._lock:
+            listing = self._listings.get(kind)
+            if listing is None:
+                listing = {}
+                for path in iter_recording_files(self.directory / kind):
+                    listing.setdefault(path.name.removesuffix(".json")[-16:], []).append(path)
+                self._listings[kind] = listing
+            return listing
+
+    def documents(self, kind: str) -> list[Document]:
+        """Every readable document of ``kind`` (for miss diagnostics; broken files are left out)."""
+        with self._lock:
+            cached = self._documents.get(kind)
+        if cached is not None:
+            return cached
+        documents = []
+        for path in iter_recording_files(self.directory / kind):
+            try:
+                documents.append(read_document(path))
+            except (OSError, RecordingFileError):
+                continue  # diagnostics only: a broken neighbour must not hide the real miss
+        with self._lock:
+            self._documents[kind] = documents
+        return documents
+
+    def added(self, kind: str, key: str, path: Path) -> bool:
+        """Note a written file; ``True`` the first time its directory is written to (sweep it)."""
+        with self._lock:
+            listing = self._listings.get(kind)
+            if listing is not None and path not in listing.setdefault(key[:16], []):
+                listing[key[:16]].append(path)
+            self._documents.pop(kind, None)
+            first_write_here = path.parent not in self._swept
+            self._swept.add(path.parent)
+        return first_write_here

@@ -1,0 +1,163 @@
+"""How the run calls models: the executor, the judge, the URL resolver and the recordings store.
+
+Built lazily from the run's settings (a run without sample files pays nothing): the call machinery
+(HTTP clients, the agent, MCP, the judge, the URL resolver) is imported when a run first needs it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from pytest_omk.errors import ConfigError
+from pytest_omk.judge.select import same_model_warning, select_judge
+from pytest_omk.settings import Settings
+
+if TYPE_CHECKING:
+    from pytest_omk.execute.base import Executor
+    from pytest_omk.judge.judge import LLMJudge
+    from pytest_omk.models.run import SamplePlan
+    from pytest_omk.pipeline import Stages
+    from pytest_omk.recordings.store import RecordingStore
+    from pytest_omk.resolve import UrlResolver
+    from pytest_omk.runtime import ModelCalls
+
+
+class CallWiring:
+    """The model-facing collaborators of one process's run, made on first use."""
+
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        self.config = config
+        self.settings = settings
+        self.is_worker = hasattr(config, "workerinput")
+        self._executor: Executor | None = None
+        self._executor_built = False
+        self._stages: Stages | None = None
+        self._judge_executor: Executor | None = None
+        self._resolver: UrlResolver | None = None
+        self.judge_spec = select_judge(settings.judge, os.environ)
+        warning = same_model_warning(self.judge_spec, settings.judge_model, settings.executor, settings.model)
+        if warning and not self.is_worker:
+            config.issue_config_time_warning(pytest.PytestWarning(f"omk: {warning}"), stacklevel=2)
+
+    def executors(self) -> list[Executor]:
+        """The executors made so far (model under test, judge)."""
+        return [e for e in (self._executor, self._judge_executor) if e is not None]
+
+    @property
+    def executor(self) -> Executor | None:
+        """The model under test, or ``None`` when none is configured."""
+        if not self._executor_built:
+            self._executor_built = True
+            from pytest_omk.agent.options import AgentOptions
+            from pytest_omk.execute.factory import make_executor, wrap_callable
+
+            made = self.config.hook.pytest_omk_make_executor(config=self.config)
+            try:
+                if made is not None:
+                    self._executor = wrap_callable(made, "pytest_omk_make_executor")
+                elif self.settings.executor:
+                    self._executor = make_executor(
+                        self.settings.executor,
+                        timeout=self.settings.timeout,
+                        capabilities=self.settings.executor_capabilities,
+                        agent=AgentOptions.from_settings(self.settings),
+                    )
+            except ConfigError as exc:
+                raise pytest.UsageError(f"omk: {exc}") from None
+        return self._executor
+
+    def stages(self) -> Stages:
+        if self._stages is None:
+            executor = self.executor
+            assert executor is not None
+            from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy
+            from pytest_omk.pipeline import Stages
+            from pytest_omk.recordings.store import RecordingStore
+            from pytest_omk.runtime import ModelCalls
+
+            store = RecordingStore(self._recordings_dir(), self.settings.record_mode, warn=self._warn)
+            calls = ModelCalls(
+                store=store,
+                limiter=AdaptiveLimiter(self._concurrency()),
+                policy=RetryPolicy(retries=self.settings.retries),
+                timeout=self.settings.timeout,
+            )
+            resolver = self._make_resolver(store)
+            self._stages = Stages(calls=calls, executor=executor, resolver=resolver, judge=self._make_judge(calls))
+        return self._stages
+
+    def _concurrency(self) -> int:
+        """Calls in flight in this process: an xdist worker takes its share of the total."""
+        if not self.is_worker:
+            return self.settings.concurrency
+        from pytest_omk.xdist_prefetch import worker_share
+
+        workers = int(getattr(self.config, "workerinput", {}).get("workercount", 1))
+        return worker_share(self.settings.concurrency, workers)
+
+    def _make_resolver(self, store: RecordingStore) -> UrlResolver:
+        from pytest_omk.resolve import UrlResolver
+
+        mcp_config = Path(self.settings.mcp_config) if self.settings.mcp_config else None
+        try:
+            self._resolver = UrlResolver(
+                store,
+                allow_hosts=self.settings.url_allow_hosts,
+                mcp_config_path=mcp_config,
+                rootdir=self.settings.rootdir,
+                timeout=min(30.0, self.settings.timeout),
+            )
+        except ConfigError as exc:
+            raise pytest.UsageError(f"omk: {exc}") from None
+        # MCP server tokens are secrets too: they must never reach a recording.
+        store.add_secrets(self._resolver.secrets)
+        return self._resolver
+
+    def register_url_sets(self, by_file: dict[Path, list[SamplePlan]]) -> None:
+        """Declare each file's selected samples to the URL resolver (its limits are per file)."""
+        if self._resolver is None:
+            return
+        for path, plans in by_file.items():
+            self._resolver.register(plans, name=str(path))
+
+    def _make_judge(self, calls: ModelCalls) -> LLMJudge | None:
+        if self.judge_spec is None:
+            return None
+        from pytest_omk.execute.factory import make_executor
+        from pytest_omk.judge.judge import LLMJudge
+
+        try:
+            self._judge_executor = make_executor(self.judge_spec, timeout=self.settings.timeout)
+        except ConfigError as exc:
+            raise pytest.UsageError(f"omk: judge: {exc}") from None
+        return LLMJudge(
+            calls,
+            self._judge_executor,
+            model=self.settings.judge_model,
+            threshold=self.settings.rubric_threshold,
+            repeat=self.settings.judge_repeat,
+        )
+
+    async def aclose(self) -> None:
+        for executor in (self._executor, self._judge_executor):
+            if executor is not None:
+                await executor.aclose()
+        if self._resolver is not None:
+            await self._resolver.aclose()
+
+    def _recordings_dir(self) -> Path | None:
+        if self.settings.record_mode == "off":
+            return None
+        if self.settings.recordings:
+            return (self.settings.rootdir / self.settings.recordings).resolve()
+        cache = getattr(self.config, "cache", None)
+        if cache is None:
+            return None
+        return Path(cache.mkdir("omk")) / "recordings"
+
+    def _warn(self, message: str) -> None:
+        self.config.issue_config_time_warning(pytest.PytestWarning(f"omk: {message}"), stacklevel=2)
