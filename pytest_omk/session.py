@@ -276,7 +276,16 @@ class OmkSession:
         # come out in the same order with and without -n.
         self._order = {item.nodeid: index for index, item in enumerate(session.items)}
 
+    def pytest_keyboard_interrupt(self) -> None:
+        # Ctrl-C: end every call (and the command and tool sessions they started) now. Under
+        # xdist a worker that reports its session finished may be torn down by the controller
+        # before its unconfigure runs, which left those sessions running for good.
+        self._close_runner()
+
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        self._close_runner()
+
+    def _close_runner(self) -> None:
         if self._runner is not None:
             self._runner.close(self.calls.aclose())
             self._runner = None

@@ -16,9 +16,7 @@ to the working copy, so traces do not depend on where the copy happened to be cr
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import signal
 import subprocess
 import tempfile
 from collections.abc import Mapping
@@ -28,6 +26,7 @@ from typing import Any, Literal
 
 from pytest_omk.agent import file_tools
 from pytest_omk.agent.file_tools import ToolError
+from pytest_omk.execute.spawn import kill_session, start_session
 
 MAX_OUTPUT_CHARS = 30_000
 """Cap on the text of one tool result (the rest is replaced by a note saying how much was cut)."""
@@ -148,11 +147,6 @@ def shell_environment(environ: Mapping[str, str]) -> dict[str, str]:
     }
 
 
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
-
-
 class BuiltinTools:
     """Runs the built-in tools inside ``root`` with a per-call ``timeout`` in seconds."""
 
@@ -191,7 +185,7 @@ class BuiltinTools:
         # Output goes to a file, not a pipe: a background job holding a pipe open would keep us
         # reading long after bash itself has exited.
         with tempfile.TemporaryFile() as sink:
-            process = await asyncio.create_subprocess_exec(
+            process = await start_session(
                 "bash",
                 "-c",
                 command,
@@ -200,7 +194,6 @@ class BuiltinTools:
                 stdin=subprocess.DEVNULL,
                 stdout=sink,
                 stderr=subprocess.STDOUT,
-                start_new_session=True,
             )
             timed_out = False
             try:
@@ -211,7 +204,7 @@ class BuiltinTools:
                 code = -1
             finally:
                 # Always: on timeout, on cancellation, and after a normal exit (stray jobs).
-                _kill_group(process.pid)
+                kill_session(process.pid)
                 if process.returncode is None:
                     await process.wait()
             sink.seek(0)

@@ -9,18 +9,16 @@ shell runs; stdin receives one JSON object ``{"model", "system", "prompt", "samp
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 import json
-import os
 import shlex
-import signal
 from collections.abc import Callable
 from typing import Any
 
 from pydantic import ValidationError
 
 from pytest_omk.errors import ExecutionError
+from pytest_omk.execute.spawn import kill_session, start_session
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
 
@@ -85,20 +83,20 @@ class CommandExecutor:
             ensure_ascii=False,
         ).encode()
         try:
-            proc = await asyncio.create_subprocess_exec(
+            # A session of its own, so that a timeout or a cancellation can end the whole group.
+            proc = await start_session(
                 *self.argv,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 cwd=request.cwd,
-                start_new_session=True,  # so a timeout can kill the whole process group
             )
         except OSError as exc:
             raise ExecutionError(f"cannot start executor command {self.argv[0]!r}: {exc.strerror}") from None
         try:
             out, err = await asyncio.wait_for(proc.communicate(stdin), self.timeout)
         except (TimeoutError, asyncio.CancelledError) as exc:
-            _kill_group(proc)
+            kill_session(proc.pid)
             await proc.wait()
             if isinstance(exc, asyncio.CancelledError):
                 raise
@@ -110,11 +108,6 @@ class CommandExecutor:
 
     async def aclose(self) -> None:
         return None
-
-
-def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
 
 
 def _parse_stdout(text: str) -> ExecutionResult:
