@@ -97,8 +97,10 @@ class SampleFile(pytest.File):
     def load(self) -> SampleBundle:
         if self._bundle is None:
             from pytest_omk.loading import load_file
+            from pytest_omk.session import omk_session_key
 
-            self._bundle = load_file(self.path, display=self._display())
+            js = self.config.stash[omk_session_key].js
+            self._bundle = load_file(self.path, display=self._display(), js=js)
         return self._bundle
 
     def collect(self) -> Iterable[pytest.Item]:
@@ -145,8 +147,9 @@ class SplitDirectory(pytest.Directory):
         display = display_path(self.path, self.config.rootpath)
         try:
             from pytest_omk.loading import load_directory
+            from pytest_omk.session import omk_session_key
 
-            bundle = load_directory(self.path, display=display)
+            bundle = load_directory(self.path, display=display, js=self.config.stash[omk_session_key].js)
         except SampleFileError as exc:
             raise self.CollectError(exc.message) from None
         for file in bundle.files:

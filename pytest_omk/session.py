@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from pytest_omk.compare.variants import Variant
     from pytest_omk.execute.base import Executor
     from pytest_omk.execute.recordings import RecordingStore
+    from pytest_omk.js.v8 import JsEngine
     from pytest_omk.judge import LLMJudge
     from pytest_omk.loading import LoadedSample, SampleBundle
     from pytest_omk.models import Sample
@@ -68,12 +69,22 @@ class OmkSession:
             (self.settings.rootdir / self.settings.recordings).resolve() if self.settings.recordings else None
         )
         self._items: list[pytest.Item] = []
+        self._js: JsEngine | None = None
         self.judge_spec = select_judge(self.settings.judge, os.environ)
         warning = same_model_warning(self.judge_spec, self.settings.judge_model, self.settings.executor, self.settings.model)
         if warning and not self.is_worker:
             config.issue_config_time_warning(pytest.PytestWarning(f"omk: {warning}"), stacklevel=2)
 
     # --- configuration -----------------------------------------------------------------------
+
+    @property
+    def js(self) -> JsEngine:
+        """This process's V8 engine for JavaScript semantics (its context starts on first use)."""
+        if self._js is None:
+            from pytest_omk.js.v8 import JsEngine
+
+            self._js = JsEngine()
+        return self._js
 
     @property
     def executor(self) -> Executor | None:
@@ -457,6 +468,9 @@ class OmkSession:
             self.records.finish(session)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self._js is not None:
+            self._js.close()
+            self._js = None
         if self._runner is not None:
             self._runner.close(self._aclose())
             self._runner = None

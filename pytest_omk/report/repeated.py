@@ -48,7 +48,7 @@ def grade_and_report_repeats(item: SampleItem, subtests: pytest.Subtests, omk: O
     runs = item.omk_runs
     sample = item.loaded.sample
     assertions = list(sample.assertions or [])
-    graded = [grade_run(item, run) for run in runs]
+    graded = [grade_run(item, run, omk.js) for run in runs]
     tripwire = bool(sample.tripwire)
     if tripwire:
         suspend_xfail_mark(item)

@@ -16,6 +16,7 @@ from pytest_omk.report.records import assertion_records, execution_record, rubri
 
 if TYPE_CHECKING:
     from pytest_omk.collect import SampleItem
+    from pytest_omk.js.v8 import JsEngine
     from pytest_omk.pipeline import SampleRun
     from pytest_omk.session import OmkSession
 
@@ -54,7 +55,7 @@ class GradedRun:
         return sum(status == "fail" or (strict and status == "missing") for status in self.statuses())
 
 
-def grade_run(item: SampleItem, run: SampleRun) -> GradedRun:
+def grade_run(item: SampleItem, run: SampleRun, js: JsEngine) -> GradedRun:
     """Grade one run of ``item``'s sample (deterministic checks plus the judge's readings)."""
     sample = item.loaded.sample
     assertions = list(sample.assertions or [])
@@ -63,6 +64,7 @@ def grade_run(item: SampleItem, run: SampleRun) -> GradedRun:
         sample=sample,
         base_dir=item.bundle.base_dir,
         judge_readings=run.judge.assertions,
+        js=js,
     )
     readings = grade_sample(assertions, ctx)
     rubric = {name: run.judge.rubric.get(name) or Reading.missing(NO_JUDGE) for name in sample.rubric or {}}
@@ -82,7 +84,7 @@ def grade_and_report(item: SampleItem, subtests: pytest.Subtests, omk: OmkSessio
     sample = item.loaded.sample
     settings = omk.settings
     assertions = list(sample.assertions or [])
-    graded = grade_run(item, run)
+    graded = grade_run(item, run, omk.js)
     readings, rubric, scores = graded.readings, graded.rubric, graded.scores
 
     # The record is complete before any subtest is reported: with -x the first failed subtest

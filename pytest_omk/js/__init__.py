@@ -1,0 +1,1 @@
+"""JavaScript semantics: what the reference implementation's Node runtime decides, reproduced exactly."""
