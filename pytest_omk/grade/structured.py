@@ -13,6 +13,7 @@ from typing import Any
 
 from pytest_omk.grade._table import entry
 from pytest_omk.grade.base import GradeContext, Grader, excerpt
+from pytest_omk.js.jsonparse import JsonSyntaxError, parse_deep
 from pytest_omk.models import AssertionBase
 from pytest_omk.models.assertions import JsonSchema, JsonValid
 from pytest_omk.models.jsonschema_check import validator_class
@@ -25,8 +26,6 @@ class Parsed:
 
     value: Any = None
     error: str | None = None
-    too_deep: bool = False
-    """Python's parser recursed too deeply (JavaScript's would not): no verdict is possible."""
 
 
 def _refuse_constant(name: str) -> Any:
@@ -43,13 +42,15 @@ def parse_json(text: str) -> Parsed:
     except ValueError as exc:
         return Parsed(error=str(exc))
     except RecursionError:
-        return Parsed(error="the output nests too deeply for Python's JSON parser", too_deep=True)
+        # Deeper than Python's recursive parser goes; JSON.parse has no such limit.
+        try:
+            return Parsed(parse_deep(text))
+        except JsonSyntaxError as exc:
+            return Parsed(error=str(exc))
 
 
 def _json_valid(a: JsonValid, ctx: GradeContext) -> Reading:
     parsed = parse_json(ctx.output)
-    if parsed.too_deep:
-        return Reading.error(f"json_valid could not be decided: {parsed.error}")
     if parsed.error is None:
         return Reading.passed(f"the output is valid JSON ({type(parsed.value).__name__})")
     return Reading.failed(
@@ -63,8 +64,6 @@ def _pointer(path: Any) -> str:
 
 def _json_schema(a: JsonSchema, ctx: GradeContext) -> Reading:
     parsed = parse_json(ctx.output)
-    if parsed.too_deep:
-        return Reading.error(f"json_schema could not be decided: {parsed.error}")
     if parsed.error is not None:
         return Reading.failed(
             f"expected the output to be JSON matching the schema, but it is not JSON ({parsed.error}); "

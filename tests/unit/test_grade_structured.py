@@ -61,12 +61,23 @@ def test_json_valid_failure_message_explains_and_quotes() -> None:
     assert "output: '```json {} ```'" in reading.message
 
 
-def test_nesting_beyond_pythons_parser_is_an_error_not_a_verdict() -> None:
-    # JSON.parse accepts any depth; Python's parser recurses, so it cannot say "invalid" honestly.
-    deep = "[" * 100_000 + "]" * 100_000
-    assert parse_json(deep).too_deep
-    reading = read({"type": "json_valid", "not": True}, deep)
-    assert (reading.status, reading.final) == ("fail", True)
+@pytest.mark.parametrize("depth", [3_000, 100_000])
+def test_any_nesting_depth_json_parse_accepts_is_valid(depth: int) -> None:
+    # JSON.parse is not recursive; Python's parser stops near 1,000 levels.
+    deep = '{"a":' * depth + "[1, 2.5e3, true, null, \"x\\u00e9\"]" + "}" * depth
+    parsed = parse_json(deep)
+    assert parsed.error is None
+    assert status(JSON_VALID, deep) == "pass"
+    assert status({"type": "json_schema", "schema": {"type": "object", "required": ["a"]}}, deep) == "pass"
+
+
+@pytest.mark.parametrize(
+    "broken",
+    ["[" * 3_000 + "]" * 2_999, "[" * 3_000 + "1,]" + "]" * 2_999, "[" * 3_000 + "NaN" + "]" * 3_000,
+     "[" * 3_000 + "]" * 3_000 + " x", '{"a":' * 3_000 + "1" + "}" * 2_999 + "]"],
+)
+def test_deep_invalid_json_is_invalid(broken: str) -> None:
+    assert status(JSON_VALID, broken) == "fail"
 
 
 SCHEMA: dict[str, Any] = {
