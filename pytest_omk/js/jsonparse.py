@@ -9,7 +9,7 @@ accepts exactly JSON: only space, tab, CR and LF as whitespace, no ``NaN``/``Inf
 from __future__ import annotations
 
 import re
-from json.decoder import scanstring
+from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
 
 _WS = re.compile(r"[ \t\n\r]*")
