@@ -14,9 +14,10 @@ from typing import Any
 from pytest_omk.grade._table import entry
 from pytest_omk.grade.base import GradeContext, Grader, excerpt
 from pytest_omk.js.jsonparse import JsonSyntaxError, parse_deep
+from pytest_omk.js.v8 import JsTimeout
 from pytest_omk.models import AssertionBase
 from pytest_omk.models.assertions import JsonSchema, JsonValid
-from pytest_omk.models.jsonschema_check import validator_class
+from pytest_omk.models.jsonschema_check import ajv_problem, validator_for
 from pytest_omk.models.results import Reading
 
 
@@ -70,14 +71,23 @@ def _json_schema(a: JsonSchema, ctx: GradeContext) -> Reading:
             f"output: {excerpt(ctx.output)}"
         )
     import jsonschema.exceptions
+    import referencing.exceptions
 
+    problem = ajv_problem(a.schema_, ctx.engine)
+    if problem is not None:  # loaded without an engine: the u-flag pattern check happens here
+        return Reading.error(f"the JSON Schema cannot be compiled: {problem}")
     try:
-        validator = validator_class(a.schema_)(a.schema_)
+        validator = validator_for(a.schema_, ctx.engine)
         error = jsonschema.exceptions.best_match(validator.iter_errors(parsed.value))
-    except Exception as exc:  # a schema that breaks while validating (unresolvable $ref ...) is a fail
-        return Reading.failed(
-            f"the JSON Schema could not be applied ({type(exc).__name__}: {excerpt(str(exc))})"
+    except referencing.exceptions.Unresolvable as exc:
+        return Reading.error(
+            f"the JSON Schema refers outside itself ({excerpt(str(exc))}); references resolve only "
+            "inside the schema and are never fetched"
         )
+    except JsTimeout as exc:
+        return Reading.error(f"a pattern of the JSON Schema was not decided: {exc}")
+    except (RecursionError, jsonschema.exceptions.SchemaError) as exc:
+        return Reading.error(f"the JSON Schema could not be applied ({type(exc).__name__}: {excerpt(str(exc))})")
     if error is None:
         return Reading.passed("the output is JSON matching the schema")
     return Reading.failed(

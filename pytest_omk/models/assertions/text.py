@@ -129,12 +129,12 @@ class JsonSchema(AssertionBase):
     type: Literal["json_schema"]
     layer: ClassVar[Layer | None] = "fact"
     schema_: dict[str, Any] = Field(alias="schema")
-    """JSON Schema (draft from ``$schema``, default draft-07)."""
+    """JSON Schema, draft-07 as a default strict Ajv 8 reads it (see ``models.jsonschema_check``)."""
 
     @field_validator("schema_")
     @classmethod
-    def _valid_schema(cls, schema: dict[str, Any]) -> dict[str, Any]:
+    def _valid_schema(cls, schema: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
         from pytest_omk.models.jsonschema_check import check_schema
 
-        check_schema(schema)
+        check_schema(schema, (info.context or {}).get("js"))
         return schema
