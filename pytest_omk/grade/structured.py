@@ -8,8 +8,11 @@ around the value, any JSON value (``42``, ``"x"``, ``null``) accepted, ``NaN``/`
 from __future__ import annotations
 
 import json
+import sys
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from pytest_omk.grade._table import entry
 from pytest_omk.grade.base import GradeContext, Grader, excerpt
@@ -19,6 +22,8 @@ from pytest_omk.models import AssertionBase
 from pytest_omk.models.assertions import JsonSchema, JsonValid
 from pytest_omk.models.jsonschema_check import ajv_problem, validator_for
 from pytest_omk.models.results import Reading
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -50,6 +55,33 @@ def parse_json(text: str) -> Parsed:
             return Parsed(error=str(exc))
 
 
+def on_deep_stack(call: Callable[[], T]) -> T:
+    """``call()`` on a fresh thread with a 512 MiB stack and a recursion limit to match."""
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 1_000_000))
+        try:
+            outcome["value"] = call()
+        except BaseException as exc:  # re-raised on the caller's thread
+            outcome["error"] = exc
+        finally:
+            sys.setrecursionlimit(limit)
+
+    previous = threading.stack_size(512 * 1024 * 1024)
+    try:
+        thread = threading.Thread(target=run, name="omk-deep-json")
+        thread.start()
+    finally:
+        threading.stack_size(previous)
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    value: T = outcome["value"]
+    return value
+
+
 def _json_valid(a: JsonValid, ctx: GradeContext) -> Reading:
     parsed = parse_json(ctx.output)
     if parsed.error is None:
@@ -76,9 +108,18 @@ def _json_schema(a: JsonSchema, ctx: GradeContext) -> Reading:
     problem = ajv_problem(a.schema_, ctx.engine)
     if problem is not None:  # loaded without an engine: the u-flag pattern check happens here
         return Reading.error(f"the JSON Schema cannot be compiled: {problem}")
+    validator = validator_for(a.schema_, ctx.engine)
+
+    def first_error() -> Any:
+        return jsonschema.exceptions.best_match(validator.iter_errors(parsed.value))
+
     try:
-        validator = validator_for(a.schema_, ctx.engine)
-        error = jsonschema.exceptions.best_match(validator.iter_errors(parsed.value))
+        try:
+            error = first_error()
+        except RecursionError:
+            # A value nested deeper than Python's recursion limit (JSON.parse took it): validated
+            # again, and its messages rendered, on a thread with a deep stack.
+            error = on_deep_stack(first_error)
     except referencing.exceptions.Unresolvable as exc:
         return Reading.error(
             f"the JSON Schema refers outside itself ({excerpt(str(exc))}); references resolve only "
