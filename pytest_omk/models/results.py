@@ -75,6 +75,11 @@ class ExecutionResult(_Lenient):
     """Wall-clock time of the call in milliseconds, measured by pytest-omk."""
     durationApiMs: float | None = None
     numTurns: int | None = None
+    cacheReadTokens: int | None = None
+    cacheCreationTokens: int | None = None
+    fullNumTurns: int | None = None
+    """Turns including sub-agents' (diagnostic; ``turns_*`` read ``numTurns``)."""
+    numSubAgents: int | None = None
     stopReason: str | None = None
     toolCalls: list[ToolCall] | None = None
     """``None`` when the executor reports no trace (tool assertions then read as missing)."""
