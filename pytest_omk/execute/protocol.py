@@ -43,8 +43,8 @@ def _amount(value: object) -> bool:
 
 def _count_error(data: dict[str, Any]) -> str | None:
     for key in COUNTS:
-        value = data.get(key)
-        if key in data and not (_amount(value) and float(value).is_integer() and value <= MAX_SAFE):
+        value: Any = data.get(key)
+        if key in data and not (_amount(value) and float(value).is_integer() and float(value) <= MAX_SAFE):
             return f'"{key}" must be a non-negative whole number, got {value!r}'
     for key in AMOUNTS:
         value = data.get(key)
