@@ -227,6 +227,13 @@ class OmkSession:
 
     def check_file(self, node: SampleFile, bundle: SampleBundle) -> None:
         """Collection-time checks that need the configuration (mock interception support)."""
+        if self.settings.lint:
+            from pytest_omk.loading.lint import portability_warnings
+
+            for loaded in bundle.samples:
+                if loaded.source == node.path:
+                    for message in portability_warnings(loaded.sample.sample_id, loaded.sample.assertions or []):
+                        node.warn(pytest.PytestWarning(f"omk-lint: {message}"))
         executor = self.executor
         if executor is None or executor.supports_mocks:
             return

@@ -53,6 +53,7 @@ OPTIONS: tuple[_Option, ...] = (
     _Option("--omk-rubric-threshold", "a rubric dimension passes when its 1-5 score >= X", 3.0, "float"),
     _Option("--omk-min-composite", "a sample also fails when its composite score is below X", None, "float"),
     _Option("--omk-strict", "missing evidence fails instead of skipping", False, "bool"),
+    _Option("--omk-lint", "warn about assertion values the reference's strict loader (omk) would refuse", False, "bool"),
     _Option("--omk-report", "write the JSON report to this path"),
     _Option("--omk-html", "write a self-contained HTML report with charts to this path"),
     _Option("--omk-markdown", "write a Markdown summary to this path (also to $GITHUB_STEP_SUMMARY when set)"),
@@ -147,6 +148,7 @@ class Settings:
     rubric_threshold: float = 3.0
     min_composite: float | None = None
     strict: bool = False
+    lint: bool = False
     report: str | None = None
     html: str | None = None
     markdown: str | None = None
