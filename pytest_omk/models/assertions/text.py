@@ -105,7 +105,7 @@ class Regex(AssertionBase):
             # The loader's engine: V8 decides, so what loads is exactly what the reference loads.
             error = js.regex_error(self.pattern, self.effective_flags)
             if error is not None:
-                raise LocatedValueError(f"the pattern does not compile as JavaScript: {error}", "pattern")
+                raise LocatedValueError(f"invalid regex (JavaScript refuses it): {error}", "pattern")
             return self
         # Built without an engine (programmatic use): the translator's check, which refuses a few
         # patterns that JavaScript accepts (variable-length lookbehind, \p{...} without u).
