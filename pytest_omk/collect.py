@@ -18,6 +18,7 @@ from pytest_omk.errors import OmkError, SampleFailed, SampleFileError
 from pytest_omk.loading.display import display_path
 
 if TYPE_CHECKING:
+    from pytest_omk.js.v8 import JsEngine
     from pytest_omk.loading import LoadedSample, SampleBundle
     from pytest_omk.models.run import SamplePlan, SampleRun
     from pytest_omk.planning import Planner
@@ -35,6 +36,10 @@ class SampleHost(Protocol):
 
     settings: Settings
     planner: Planner
+
+    @property
+    def js(self) -> JsEngine:
+        """The process's V8 engine (regexes are compiled with it at load time)."""
 
     def check_file(self, node: SampleFile, bundle: SampleBundle) -> None: ...
     def adopt(self, item: SampleItem) -> None: ...
@@ -105,8 +110,8 @@ class SampleFile(pytest.File):
     def load(self) -> SampleBundle:
         if self._bundle is None:
             from pytest_omk.loading import load_file
-
-            self._bundle = load_file(self.path, display=self._display())
+            js = self.config.stash[sample_host_key].js
+            self._bundle = load_file(self.path, display=self._display(), js=js)
         return self._bundle
 
     def collect(self) -> Iterable[pytest.Item]:
@@ -152,8 +157,7 @@ class SplitDirectory(pytest.Directory):
         display = display_path(self.path, self.config.rootpath)
         try:
             from pytest_omk.loading import load_directory
-
-            bundle = load_directory(self.path, display=display)
+            bundle = load_directory(self.path, display=display, js=self.config.stash[sample_host_key].js)
         except SampleFileError as exc:
             raise self.CollectError(exc.message) from None
         for file in bundle.files:

@@ -61,6 +61,7 @@ OPTIONS: tuple[Option, ...] = (
            number(low=1, high=5), _X),
     Option("--omk-min-composite", "a sample also fails when its composite score is below X", None, number(), _X),
     Option("--omk-strict", "missing evidence fails instead of skipping", False, boolean),
+    Option("--omk-lint", "warn about assertion values the reference's strict loader (omk) would refuse", False, boolean),
     Option("--omk-report", "write the JSON report to this path"),
     Option("--omk-html", "write a self-contained HTML report with charts to this path"),
     Option("--omk-markdown", "write a Markdown summary to this path (also to $GITHUB_STEP_SUMMARY when set)"),

@@ -27,6 +27,7 @@ from pytest_omk.wiring import CallWiring
 if TYPE_CHECKING:
     from pytest_omk.collect import SampleFile, SampleItem
     from pytest_omk.execute.base import Executor
+    from pytest_omk.js.v8 import JsEngine
     from pytest_omk.loading import SampleBundle
     from pytest_omk.models.run import SamplePlan, SampleRun
     from pytest_omk.runtime import CallRunner
@@ -60,6 +61,16 @@ class OmkSession:
         self._adopted: dict[int, SampleItem] = {}
         """The sample items collection handed over, by ``id``: pytest's items include other tests."""
         self._order: dict[str, int] = {}
+        self._js: JsEngine | None = None
+
+    @property
+    def js(self) -> JsEngine:
+        """This process's V8 engine for JavaScript semantics (its context starts on first use)."""
+        if self._js is None:
+            from pytest_omk.js.v8 import JsEngine
+
+            self._js = JsEngine()
+        return self._js
 
     @property
     def executor(self) -> Executor | None:
@@ -70,6 +81,13 @@ class OmkSession:
 
     def check_file(self, node: SampleFile, bundle: SampleBundle) -> None:
         """Collection-time checks that need the configuration (mock interception support)."""
+        if self.settings.lint:
+            from pytest_omk.loading.lint import portability_warnings
+
+            for loaded in bundle.samples:
+                if loaded.source == node.path:
+                    for message in portability_warnings(loaded.sample.sample_id, loaded.sample.assertions or []):
+                        node.warn(pytest.PytestWarning(f"omk-lint: {message}"))
         executor = self.executor
         if executor is None or executor.supports_mocks:
             return
@@ -177,7 +195,7 @@ class OmkSession:
         """Call phase: grade, report subtests and record the result."""
         from pytest_omk.report.subtests import grade_and_report
 
-        grade_and_report(item, subtests, self.settings)
+        grade_and_report(item, subtests, self.settings, self.js)
 
     # --- hooks --------------------------------------------------------------------------------
 
@@ -283,6 +301,9 @@ class OmkSession:
         self._close_runner()
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self._js is not None:
+            self._js.close()
+            self._js = None
         self._close_runner()
 
     def _close_runner(self) -> None:

@@ -29,6 +29,7 @@ class Settings:
     rubric_threshold: float = 3.0
     min_composite: float | None = None
     strict: bool = False
+    lint: bool = False
     report: str | None = None
     html: str | None = None
     markdown: str | None = None

@@ -20,13 +20,13 @@ from collections.abc import Mapping, Sequence
 from pytest_omk.agent.isolation import source_directory, working_copy
 from pytest_omk.agent.mcp_tools import McpTools, load_mcp_servers
 from pytest_omk.agent.mocks import MockBook
-from pytest_omk.agent.names import MCP_PREFIX, canonical_tool_name, same_tool
 from pytest_omk.agent.options import AgentOptions
 from pytest_omk.agent.providers import CallRequest, Messages, ModelTurn, Provider, ToolReply, make_provider
 from pytest_omk.agent.tools import BUILTIN_NAMES, BUILTIN_SPECS, BuiltinTools, ToolResult, ToolSpec
 from pytest_omk.errors import ExecutionError
 from pytest_omk.models.results import ExecutionResult, ToolCall, Turn
 from pytest_omk.models.run import ExecutionRequest
+from pytest_omk.models.tool_names import MCP_PREFIX, canonical_tool_name, same_tool
 
 STOP_MAX_TURNS = "max_turns"
 NOT_RUN = "[omk-agent] not run: the turn limit (--omk-agent-max-turns) was reached"

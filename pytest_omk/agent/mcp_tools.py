@@ -21,7 +21,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_omk.agent.names import mcp_tool_name
 from pytest_omk.agent.tools import ToolResult, ToolSpec, truncate
 from pytest_omk.errors import ConfigError, ExecutionError
 from pytest_omk.mcp_servers import (
@@ -33,6 +32,7 @@ from pytest_omk.mcp_servers import (
     read_mcp_config,
     scrub,
 )
+from pytest_omk.models.tool_names import mcp_tool_name
 
 START_TIMEOUT = 30.0
 MIN_SECRET_LENGTH = 8

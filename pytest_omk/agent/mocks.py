@@ -23,11 +23,11 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
-from pytest_omk.agent.names import canonical_tool_name, same_tool
 from pytest_omk.errors import ExecutionError
 from pytest_omk.js.text import js_json_stringify, js_lower
 from pytest_omk.models.mocks import Mock, MockMatch, mock_keys
 from pytest_omk.models.results import MockStats
+from pytest_omk.models.tool_names import canonical_tool_name, same_tool
 
 STRICT_DENIAL = "[omk-mock-strict] unmocked {tool} call blocked"
 MISSING_FILE = "[omk-mock-error] return_file not found: {path}"

@@ -2,8 +2,11 @@
 
 Command protocol (upstream-compatible): the argv is split like a shell would split it, but no
 shell runs; stdin receives one JSON object ``{"model", "system", "prompt", "sample_id", "cwd",
-"mocks", "mocksStrict", "allowedTools"}``; stdout is either a JSON object in the
-:class:`ExecutionResult` shape or plain text (the output). A non-zero exit or a timeout fails.
+"mocks", "mocksStrict", "allowedTools"}``; stdout is either a protocol JSON object (one with
+``ok`` or ``output``, validated as the reference does: :mod:`pytest_omk.execute.protocol`) or plain
+text (the output). A non-zero exit, a timeout, a refused answer or a blank one fails the execution.
+A sample's mocks also reach the command as the reference's script executor passes them
+(:mod:`pytest_omk.execute.mock_channel`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from pytest_omk.errors import ExecutionError
+from pytest_omk.execute.mock_channel import MockChannel
+from pytest_omk.execute.protocol import check_answer, check_output, is_protocol
 from pytest_omk.execute.spawn import kill_session, start_session
+from pytest_omk.js.text import js_trim
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
 
@@ -41,10 +47,13 @@ class EchoExecutor:
 def parse_result(payload: Any, *, source: str) -> ExecutionResult:
     """Turn what a command printed or a callable returned into an :class:`ExecutionResult`."""
     if isinstance(payload, ExecutionResult):
+        check_output(payload.output, source=source)
         return payload
     if isinstance(payload, str):
+        check_output(payload, source=source)
         return ExecutionResult(output=payload, numTurns=1)
     if isinstance(payload, dict):
+        check_answer(payload, source=source)
         try:
             result = ExecutionResult.model_validate(payload)
         except ValidationError as exc:
@@ -82,6 +91,15 @@ class CommandExecutor:
             },
             ensure_ascii=False,
         ).encode()
+        with MockChannel.open(request) as channel:
+            out = await self._run(stdin, request, channel.env)
+            result = _parse_stdout(out.decode(errors="replace"))
+            stats = channel.stats()
+        if stats is not None and result.mockStats is None:
+            result = result.model_copy(update={"mockStats": stats})
+        return result
+
+    async def _run(self, stdin: bytes, request: ExecutionRequest, env: dict[str, str] | None) -> bytes:
         try:
             # A session of its own, so that a timeout or a cancellation can end the whole group.
             proc = await start_session(
@@ -90,6 +108,7 @@ class CommandExecutor:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 cwd=request.cwd,
+                env=env,
             )
         except OSError as exc:
             raise ExecutionError(f"cannot start executor command {self.argv[0]!r}: {exc.strerror}") from None
@@ -104,22 +123,25 @@ class CommandExecutor:
         if proc.returncode != 0:
             detail = err.decode(errors="replace").strip()[-_STDERR_LIMIT:]
             raise ExecutionError(detail or f"executor exited with code {proc.returncode}")
-        return _parse_stdout(out.decode(errors="replace"))
+        return out
 
     async def aclose(self) -> None:
         return None
 
 
 def _parse_stdout(text: str) -> ExecutionResult:
+    source = "the executor command"
     try:
         data = json.loads(text)
     except ValueError:
-        return ExecutionResult(output=text.strip(), numTurns=1)
-    if isinstance(data, dict):
-        return parse_result(data, source="the executor command")
-    # Upstream quirk kept on purpose: a bare JSON scalar (e.g. "4") is not a result object; it is
-    # taken as plain text rather than as an empty output.
-    return ExecutionResult(output=text.strip(), numTurns=1)
+        data = None
+    if is_protocol(data):
+        return parse_result(data, source=source)
+    # Anything else (not JSON, a bare scalar such as "4", an object without ok/output) is the
+    # model's plain-text answer, trimmed, as the reference reads it.
+    output = js_trim(text)
+    check_output(output, source=source)
+    return ExecutionResult(output=output, numTurns=1)
 
 
 class CallableExecutor:

@@ -34,10 +34,8 @@ NO_TRACE = "the executor reported no tool trace (toolCalls), so tool use cannot 
 
 
 def tool_calls(execution: ExecutionResult) -> list[ToolCall]:
-    """Every tool call of the trace: ``toolCalls``, else the calls recorded on the turns."""
-    if execution.toolCalls is not None:
-        return list(execution.toolCalls)
-    return [call for turn in execution.turns or [] for call in turn.toolCalls or []]
+    """Every tool call of the trace: ``toolCalls`` only (calls on ``turns`` are not read)."""
+    return list(execution.toolCalls or [])
 
 
 def _needs_trace(grader: Callable[[A, list[ToolCall]], Reading]) -> Callable[[A, GradeContext], Reading]:

@@ -5,9 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pytest_omk.models import AssertionBase, Sample
 from pytest_omk.models.results import ExecutionResult, Reading
+
+if TYPE_CHECKING:
+    from pytest_omk.js.v8 import JsEngine
 
 
 @dataclass(frozen=True)
@@ -23,11 +27,20 @@ class GradeContext:
     index: int = 0
     """Top-level index of the assertion being graded."""
     custom_timeout: float = 30.0
+    js: JsEngine | None = None
+    """The process's V8 engine (regex and case rules); the session's, passed in."""
 
     @property
     def output(self) -> str:
         """The model's final answer."""
         return self.execution.output
+
+    @property
+    def engine(self) -> JsEngine:
+        """The V8 engine; graders of JavaScript-semantics checks need it."""
+        if self.js is None:
+            raise TypeError("GradeContext.js is required to grade JavaScript-semantics assertions")
+        return self.js
 
 
 Grader = Callable[[AssertionBase, GradeContext], Reading]

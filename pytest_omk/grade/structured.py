@@ -8,15 +8,22 @@ around the value, any JSON value (``42``, ``"x"``, ``null``) accepted, ``NaN``/`
 from __future__ import annotations
 
 import json
+import sys
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from pytest_omk.grade._table import entry
 from pytest_omk.grade.base import GradeContext, Grader, excerpt
+from pytest_omk.js.jsonparse import JsonSyntaxError, parse_deep
+from pytest_omk.js.v8 import JsTimeout
 from pytest_omk.models import AssertionBase
 from pytest_omk.models.assertions import JsonSchema, JsonValid
-from pytest_omk.models.jsonschema_check import validator_class
+from pytest_omk.models.jsonschema_check import ajv_problem, validator_for
 from pytest_omk.models.results import Reading
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -25,8 +32,6 @@ class Parsed:
 
     value: Any = None
     error: str | None = None
-    too_deep: bool = False
-    """Python's parser recursed too deeply (JavaScript's would not): no verdict is possible."""
 
 
 def _refuse_constant(name: str) -> Any:
@@ -43,13 +48,42 @@ def parse_json(text: str) -> Parsed:
     except ValueError as exc:
         return Parsed(error=str(exc))
     except RecursionError:
-        return Parsed(error="the output nests too deeply for Python's JSON parser", too_deep=True)
+        # Deeper than Python's recursive parser goes; JSON.parse has no such limit.
+        try:
+            return Parsed(parse_deep(text))
+        except JsonSyntaxError as exc:
+            return Parsed(error=str(exc))
+
+
+def on_deep_stack(call: Callable[[], T]) -> T:
+    """``call()`` on a fresh thread with a 512 MiB stack and a recursion limit to match."""
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(limit, 1_000_000))
+        try:
+            outcome["value"] = call()
+        except BaseException as exc:  # re-raised on the caller's thread
+            outcome["error"] = exc
+        finally:
+            sys.setrecursionlimit(limit)
+
+    previous = threading.stack_size(512 * 1024 * 1024)
+    try:
+        thread = threading.Thread(target=run, name="omk-deep-json")
+        thread.start()
+    finally:
+        threading.stack_size(previous)
+    thread.join()
+    if "error" in outcome:
+        raise outcome["error"]
+    value: T = outcome["value"]
+    return value
 
 
 def _json_valid(a: JsonValid, ctx: GradeContext) -> Reading:
     parsed = parse_json(ctx.output)
-    if parsed.too_deep:
-        return Reading.error(f"json_valid could not be decided: {parsed.error}")
     if parsed.error is None:
         return Reading.passed(f"the output is valid JSON ({type(parsed.value).__name__})")
     return Reading.failed(
@@ -63,22 +97,38 @@ def _pointer(path: Any) -> str:
 
 def _json_schema(a: JsonSchema, ctx: GradeContext) -> Reading:
     parsed = parse_json(ctx.output)
-    if parsed.too_deep:
-        return Reading.error(f"json_schema could not be decided: {parsed.error}")
     if parsed.error is not None:
         return Reading.failed(
             f"expected the output to be JSON matching the schema, but it is not JSON ({parsed.error}); "
             f"output: {excerpt(ctx.output)}"
         )
     import jsonschema.exceptions
+    import referencing.exceptions
+
+    problem = ajv_problem(a.schema_, ctx.engine)
+    if problem is not None:  # loaded without an engine: the u-flag pattern check happens here
+        return Reading.error(f"the JSON Schema cannot be compiled: {problem}")
+    validator = validator_for(a.schema_, ctx.engine)
+
+    def first_error() -> Any:
+        return jsonschema.exceptions.best_match(validator.iter_errors(parsed.value))
 
     try:
-        validator = validator_class(a.schema_)(a.schema_)
-        error = jsonschema.exceptions.best_match(validator.iter_errors(parsed.value))
-    except Exception as exc:  # a schema that breaks while validating (unresolvable $ref ...) is a fail
-        return Reading.failed(
-            f"the JSON Schema could not be applied ({type(exc).__name__}: {excerpt(str(exc))})"
+        try:
+            error = first_error()
+        except RecursionError:
+            # A value nested deeper than Python's recursion limit (JSON.parse took it): validated
+            # again, and its messages rendered, on a thread with a deep stack.
+            error = on_deep_stack(first_error)
+    except referencing.exceptions.Unresolvable as exc:
+        return Reading.error(
+            f"the JSON Schema refers outside itself ({excerpt(str(exc))}); references resolve only "
+            "inside the schema and are never fetched"
         )
+    except JsTimeout as exc:
+        return Reading.error(f"a pattern of the JSON Schema was not decided: {exc}")
+    except (RecursionError, jsonschema.exceptions.SchemaError) as exc:
+        return Reading.error(f"the JSON Schema could not be applied ({type(exc).__name__}: {excerpt(str(exc))})")
     if error is None:
         return Reading.passed("the output is JSON matching the schema")
     return Reading.failed(

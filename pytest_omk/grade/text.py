@@ -1,15 +1,16 @@
 """Graders for checks on the output text: substrings, equality, regex, length and word count.
 
-Case-insensitive comparisons lower-case both sides the JavaScript way; lengths count UTF-16 code
-units; nothing is trimmed except by ``equals`` / ``not_equals`` (JavaScript ``trim``).
+Case-insensitive comparisons lower-case both sides with V8's ``toLowerCase`` and ``regex`` runs in
+V8 (the context's engine), so both follow JavaScript's current Unicode rules exactly; lengths count
+UTF-16 code units; nothing is trimmed except by ``equals`` / ``not_equals`` (JavaScript ``trim``).
 """
 
 from __future__ import annotations
 
 from pytest_omk.grade._table import entry
 from pytest_omk.grade.base import GradeContext, Grader, excerpt
-from pytest_omk.js.regex import compile_js_regex
-from pytest_omk.js.text import js_lower, js_number, js_trim, js_words, utf16_len
+from pytest_omk.js.text import js_number, js_trim, js_words, utf16_len
+from pytest_omk.js.v8 import JsTimeout
 from pytest_omk.models import AssertionBase
 from pytest_omk.models.assertions import (
     Contains,
@@ -36,20 +37,27 @@ def near(text: str, start: int, size: int, margin: int = 30) -> str:
     return excerpt(piece, limit=size + 2 * margin + 2)
 
 
-def _find(output: str, value: str) -> int:
-    """Index of ``value`` in ``output``, ignoring case; -1 when absent."""
-    return js_lower(output).find(js_lower(value))
+def _lowered(ctx: GradeContext, *values: str) -> tuple[str, list[str]]:
+    """The output and ``values`` lower-cased by ``toLowerCase``, in one evaluation."""
+    output, *rest = ctx.engine.lower(ctx.output, *values)
+    return output, rest
+
+
+def _find(ctx: GradeContext, value: str) -> int:
+    """Index of ``value`` in the output, ignoring case; -1 when absent."""
+    output, (wanted,) = _lowered(ctx, value)
+    return output.find(wanted)
 
 
 def _contains(a: Contains, ctx: GradeContext) -> Reading:
-    at = _find(ctx.output, a.value)
+    at = _find(ctx, a.value)
     if at >= 0:
         return Reading.passed(f"the output contains {a.value!r} near {near(ctx.output, at, len(a.value))}")
     return Reading.failed(f"expected the output to contain {a.value!r}; output: {excerpt(ctx.output)}")
 
 
 def _not_contains(a: NotContains, ctx: GradeContext) -> Reading:
-    at = _find(ctx.output, a.value)
+    at = _find(ctx, a.value)
     if at < 0:
         return Reading.passed(f"the output does not contain {a.value!r}")
     return Reading.failed(
@@ -58,13 +66,15 @@ def _not_contains(a: NotContains, ctx: GradeContext) -> Reading:
 
 
 def _starts_with(a: StartsWith, ctx: GradeContext) -> Reading:
-    if js_lower(ctx.output).startswith(js_lower(a.value)):
+    output, (wanted,) = _lowered(ctx, a.value)
+    if output.startswith(wanted):
         return Reading.passed(f"the output starts with {a.value!r}")
     return Reading.failed(f"expected the output to start with {a.value!r}; output: {excerpt(ctx.output)}")
 
 
 def _ends_with(a: EndsWith, ctx: GradeContext) -> Reading:
-    if js_lower(ctx.output).endswith(js_lower(a.value)):
+    output, (wanted,) = _lowered(ctx, a.value)
+    if output.endswith(wanted):
         return Reading.passed(f"the output ends with {a.value!r}")
     tail = ctx.output[-60:]
     shown = excerpt(("…" if len(ctx.output) > 60 else "") + tail)
@@ -88,7 +98,8 @@ def _not_equals(a: NotEquals, ctx: GradeContext) -> Reading:
 
 
 def _contains_all(a: ContainsAll, ctx: GradeContext) -> Reading:
-    absent = [v for v in a.values if _find(ctx.output, v) < 0]
+    output, wanted = _lowered(ctx, *a.values)
+    absent = [v for v, w in zip(a.values, wanted, strict=True) if w not in output]
     if not absent:
         return Reading.passed(f"the output contains all of {a.values!r}")
     return Reading.failed(
@@ -97,8 +108,9 @@ def _contains_all(a: ContainsAll, ctx: GradeContext) -> Reading:
 
 
 def _contains_any(a: ContainsAny, ctx: GradeContext) -> Reading:
-    for value in a.values:
-        at = _find(ctx.output, value)
+    output, wanted = _lowered(ctx, *a.values)
+    for value, lowered in zip(a.values, wanted, strict=True):
+        at = output.find(lowered)
         if at >= 0:
             return Reading.passed(f"the output contains {value!r} near {near(ctx.output, at, len(value))}")
     return Reading.failed(
@@ -107,13 +119,16 @@ def _contains_any(a: ContainsAny, ctx: GradeContext) -> Reading:
 
 
 def _regex(a: Regex, ctx: GradeContext) -> Reading:
-    rx = compile_js_regex(a.pattern, a.flags)
-    shown = f"/{a.pattern}/{rx.flags}"
-    # Same search as JsRegex.test, kept here to quote where the pattern matched.
-    found = rx.compiled.match(ctx.output) if rx.sticky else rx.compiled.search(ctx.output)
+    shown = f"/{a.pattern}/{a.effective_flags}"
+    try:
+        found = ctx.engine.search(a.pattern, a.effective_flags, ctx.output)
+    except JsTimeout as exc:
+        return Reading.error(f"regex {shown} was not decided: {exc}")
+    except ValueError as exc:  # loaded without an engine: the translator accepted what V8 refuses
+        return Reading.error(f"regex {shown} does not compile as JavaScript: {exc}")
     if found is not None:
-        start, end = found.span()
-        return Reading.passed(f"the output matches {shown} at {near(ctx.output, start, end - start)}")
+        at = near(ctx.output, found.start, found.end - found.start)
+        return Reading.passed(f"the output matches {shown} at {at}")
     return Reading.failed(f"expected the output to match {shown}; output: {excerpt(ctx.output)}")
 
 

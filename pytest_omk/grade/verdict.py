@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_omk.compare.repeats import check_verdict, mean_scores, pass_rate_message, repeats_record
 from pytest_omk.compare.stats import mean2, present, sd3
@@ -20,6 +20,9 @@ from pytest_omk.grade.scoring import Scores, judge_layer, score_sample, scores_r
 from pytest_omk.models import Sample
 from pytest_omk.models.results import Reading
 from pytest_omk.models.run import SampleRun
+
+if TYPE_CHECKING:
+    from pytest_omk.js.v8 import JsEngine
 
 NO_JUDGE = "not scored: no judge configured (set --omk-judge, or OPENAI_API_KEY / ANTHROPIC_API_KEY)"
 
@@ -78,10 +81,15 @@ class Verdict:
     """Only when the sample ran more than once."""
 
 
-def grade_run(sample: Sample, base_dir: Path, run: SampleRun) -> GradedRun:
-    """Grade one run (deterministic checks plus the judge's readings) and score it."""
+def grade_run(sample: Sample, base_dir: Path, run: SampleRun, js: JsEngine) -> GradedRun:
+    """Grade one run (deterministic checks plus the judge's readings) and score it.
+
+    ``js`` is the engine for JavaScript-semantics checks (text matching, regexes, schemas).
+    """
     assertions = list(sample.assertions or [])
-    ctx = GradeContext(execution=run.execution, sample=sample, base_dir=base_dir, judge_readings=run.judge.assertions)
+    ctx = GradeContext(
+        execution=run.execution, sample=sample, base_dir=base_dir, judge_readings=run.judge.assertions, js=js
+    )
     readings = grade_sample(assertions, ctx)
     rubric = {name: run.judge.rubric.get(name) or Reading.missing(NO_JUDGE) for name in sample.rubric or {}}
     weights = {name: dim.weight for name, dim in (sample.rubric or {}).items()}
@@ -89,9 +97,11 @@ def grade_run(sample: Sample, base_dir: Path, run: SampleRun) -> GradedRun:
     return GradedRun(readings, rubric, score_sample(assertions, readings, judge))
 
 
-def verdict(sample: Sample, base_dir: Path, runs: list[SampleRun], settings: VerdictSettings) -> Verdict:
+def verdict(
+    sample: Sample, base_dir: Path, runs: list[SampleRun], settings: VerdictSettings, js: JsEngine
+) -> Verdict:
     """Grade every run of ``sample`` and decide whether it passed."""
-    graded = [grade_run(sample, base_dir, run) for run in runs]
+    graded = [grade_run(sample, base_dir, run, js) for run in runs]
     if len(graded) > 1:
         return _repeated(sample, runs, graded, settings)
     [only] = graded

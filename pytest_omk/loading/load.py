@@ -5,11 +5,15 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from pytest_omk.errors import SampleFileError
 from pytest_omk.loading.parse import MAX_FILE_BYTES, parse_text
 from pytest_omk.loading.validate import validate_document
 from pytest_omk.models import Requires, Sample
+
+if TYPE_CHECKING:
+    from pytest_omk.js.v8 import JsEngine
 
 _SPLIT_SUFFIXES = (".json", ".yaml", ".yml")
 _SPLIT_SKIPPED_PREFIXES = ("report", "health", "_")
@@ -45,8 +49,8 @@ def is_yaml_path(path: Path) -> bool:
     return path.name.endswith((".yaml", ".yml"))
 
 
-def load_file(path: Path, *, display: str | None = None) -> SampleBundle:
-    """Read, parse and validate one sample file."""
+def load_file(path: Path, *, display: str | None = None, js: JsEngine | None = None) -> SampleBundle:
+    """Read, parse and validate one sample file (``js``: the engine that compiles its regexes)."""
     shown = display or str(path)
     try:
         with path.open("rb") as stream:
@@ -63,7 +67,7 @@ def load_file(path: Path, *, display: str | None = None) -> SampleBundle:
     yaml_format = is_yaml_path(path)
     data = parse_text(raw, path=shown, yaml_format=yaml_format)
     text = raw.decode("utf-8") if yaml_format else None
-    document = validate_document(data, path=shown, text=text)
+    document = validate_document(data, path=shown, text=text, js=js)
     samples = [LoadedSample(s, path, i) for i, s in enumerate(document.samples)]
     return SampleBundle(path, path.parent, samples, document.requires, files=[path])
 
@@ -83,7 +87,7 @@ def split_directory_files(directory: Path) -> list[Path]:
     return [directory / name for name in names]
 
 
-def load_directory(directory: Path, *, display: str | None = None) -> SampleBundle:
+def load_directory(directory: Path, *, display: str | None = None, js: JsEngine | None = None) -> SampleBundle:
     """Load a split directory: every eligible file is a complete v2 document."""
     shown = display or str(directory)
     try:
@@ -100,7 +104,7 @@ def load_directory(directory: Path, *, display: str | None = None) -> SampleBund
     first_file: dict[str, Path] = {}
     merged: dict[str, list[str]] = {}
     for file in files:
-        bundle = load_file(file, display=f"{shown}/{file.name}")
+        bundle = load_file(file, display=f"{shown}/{file.name}", js=js)
         for loaded in bundle.samples:
             sid = loaded.sample.sample_id
             if sid in first_file:

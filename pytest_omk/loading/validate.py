@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
@@ -11,19 +11,25 @@ from pytest_omk.loading.parse import AmbiguousScalar, yaml_line_of
 from pytest_omk.models import SCHEMA_VERSION, SampleSet
 from pytest_omk.models._base import LocatedValueError
 
+if TYPE_CHECKING:
+    from pytest_omk.js.v8 import JsEngine
+
 MAX_REPORTED_ERRORS = 5
 
 JsonPath = tuple[str | int, ...]
 
 
-def validate_document(data: Any, *, path: str, text: str | None) -> SampleSet:
-    """Validate ``data`` (parsed from ``path``); ``text`` is the YAML source, for line numbers."""
+def validate_document(data: Any, *, path: str, text: str | None, js: JsEngine | None = None) -> SampleSet:
+    """Validate ``data`` (parsed from ``path``); ``text`` is the YAML source, for line numbers.
+
+    ``js`` decides whether each ``regex`` compiles as JavaScript would (see ``models.assertions.text``).
+    """
     _check_root(data, path)
     ambiguous: dict[JsonPath, AmbiguousScalar] = {}
     if text is not None:
         data = _plain_strings(data, (), ambiguous)
     try:
-        document = SampleSet.model_validate(data)
+        document = SampleSet.model_validate(data, context={"js": js} if js is not None else None)
     except ValidationError as exc:
         raise _to_sample_file_error(exc, data, path=path, text=text, ambiguous=ambiguous) from None
     for at, scalar in ambiguous.items():

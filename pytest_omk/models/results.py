@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from pytest_omk.models.tool_names import canonical_tool_name
 
 ReadingStatus = Literal["pass", "fail", "missing"]
 
@@ -19,13 +21,22 @@ class _Lenient(BaseModel):
 
 
 class ToolCall(_Lenient):
-    """One tool call in an agent trace, with a canonical tool name (``Bash``, ``Read`` ...)."""
+    """One tool call in an agent trace, with a canonical tool name (``Bash``, ``Read`` ...).
+
+    The name is canonicalized here, so every executor's trace (command, Python, HTTP, agent,
+    a recording) compares the same way, as the reference's adapters normalize before recording.
+    """
 
     tool: str
     input: Any = None
     output: Any = None
     success: bool = True
     status: Literal["success", "failure", "cancelled", "unknown"] | None = None
+
+    @field_validator("tool")
+    @classmethod
+    def _canonical(cls, tool: str) -> str:
+        return canonical_tool_name(tool)
 
     @property
     def effective_status(self) -> str:
@@ -64,6 +75,11 @@ class ExecutionResult(_Lenient):
     """Wall-clock time of the call in milliseconds, measured by pytest-omk."""
     durationApiMs: float | None = None
     numTurns: int | None = None
+    cacheReadTokens: int | None = None
+    cacheCreationTokens: int | None = None
+    fullNumTurns: int | None = None
+    """Turns including sub-agents' (diagnostic; ``turns_*`` read ``numTurns``)."""
+    numSubAgents: int | None = None
     stopReason: str | None = None
     toolCalls: list[ToolCall] | None = None
     """``None`` when the executor reports no trace (tool assertions then read as missing)."""
@@ -75,8 +91,9 @@ class ExecutionResult(_Lenient):
     """How many retries the call needed."""
 
     def has_trace(self) -> bool:
-        """Whether the executor reported a tool trace at all."""
-        return self.toolCalls is not None or self.turns is not None
+        """Whether the executor reported a tool trace at all: ``toolCalls`` (the reference reads
+        tool calls only there, never from ``turns``)."""
+        return self.toolCalls is not None
 
 
 class Reading(BaseModel):

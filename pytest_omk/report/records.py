@@ -37,6 +37,11 @@ def execution_record(execution: ExecutionResult | None) -> dict[str, Any] | None
         "inputTokens": execution.inputTokens,
         "outputTokens": execution.outputTokens,
         "numTurns": execution.numTurns,
+        **{
+            key: value
+            for key in ("cacheReadTokens", "cacheCreationTokens", "fullNumTurns", "numSubAgents")
+            if (value := getattr(execution, key)) is not None
+        },
         "toolCalls": [c.model_dump(exclude_none=True) for c in execution.toolCalls]
         if execution.toolCalls is not None
         else None,

@@ -22,6 +22,7 @@ from pytest_omk.report.repeated import fill_repeated_record
 
 if TYPE_CHECKING:
     from pytest_omk.collect import SampleItem
+    from pytest_omk.js.v8 import JsEngine
     from pytest_omk.settings import Settings
 
 
@@ -58,10 +59,10 @@ def checks(sample: Sample, graded: Verdict) -> list[tuple[str, Reading]]:
     return [*zip(labels, graded.readings, strict=True), *((f"rubric: {n}", r) for n, r in graded.rubric.items())]
 
 
-def grade_and_report(item: SampleItem, subtests: pytest.Subtests, settings: Settings) -> None:
+def grade_and_report(item: SampleItem, subtests: pytest.Subtests, settings: Settings, js: JsEngine) -> None:
     """Grade the item's run(s), record them, emit one subtest per check; fail the item if needed."""
     sample = item.loaded.sample
-    graded = verdict(sample, item.bundle.base_dir, item.omk_runs, settings)
+    graded = verdict(sample, item.bundle.base_dir, item.omk_runs, settings, js)
     # The record is complete before any subtest is reported: with -x the first failed subtest
     # ends the item, and the reports must still hold what was graded.
     fill_record(item.omk_record, sample, item.omk_runs, graded)

@@ -40,7 +40,7 @@ VALID_FILES = sorted((DATA / "valid").iterdir())
 # What the loader says when a rule JSON Schema cannot express is broken.
 CROSS_FIELD_REASONS = re.compile(
     r"rubric weights must sum to 1|references missing mock|duplicate sample_id|invalid regex|"
-    r"invalid JSON Schema|unknown JSON Schema dialect|\"\$schema\" must be a string|nesting reaches|"
+    r"invalid JSON Schema|unknown JSON Schema dialect|could never pass|\"\$schema\" must be a string|nesting reaches|"
     r"needs a non-blank \"reference\"|look-behind|YAML 1\.1|read as a date"
 )
 

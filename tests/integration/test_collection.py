@@ -102,7 +102,8 @@ def test_skill_md_becomes_the_system_prompt(
         sample("nosys", assertions=[{"type": "not_contains", "value": "release-notes"}]),
         name="plain/eval-samples.json",
     )
-    spec = fake_command.script({"*": {"echo": "system"}})
+    # Without a system prompt the echo would be blank (an executor failure): "nosys" answers in text.
+    spec = fake_command.script({"*": {"echo": "system"}, "nosys": "no system prompt"})
     result = omk_run(executor_arg(spec))
     result.assert_outcomes(passed=2)
     assert fake_command.request("sys")["request"]["system"] == skill_text

@@ -80,8 +80,8 @@ def traced(request):
         "costUSD": 0.002,
         "numTurns": 3,
         "toolCalls": [
-            {"tool": "Read", "input": {"file_path": "/srv/notes.md"}, "output": "RUNBOOK v2"},
-            {"tool": "save_observation", "input": {"note": "30 days", "confirmedByUser": True}, "output": "ok"},
+            {"tool": "Read", "input": {"file_path": "/srv/notes.md"}, "output": "RUNBOOK v2", "success": True},
+            {"tool": "save_observation", "input": {"note": "30 days", "confirmedByUser": True}, "output": "ok", "success": True},
         ],
     }
 
@@ -359,8 +359,8 @@ def test_command_trace_drives_agent_assertions(
         "numTurns": 4,
         "toolCalls": [
             {"tool": "Read", "input": {"file_path": "/x/notes.md"}, "output": "NOTES", "success": True},
-            {"tool": "Bash", "input": {"command": "ls"}, "output": "one"},
-            {"tool": "Bash", "input": {"command": "ls -l"}, "output": "two"},
+            {"tool": "Bash", "input": {"command": "ls"}, "output": "one", "success": True},
+            {"tool": "Bash", "input": {"command": "ls -l"}, "output": "two", "success": True},
         ],
         "turns": [{"role": "assistant", "content": "reading"}, {"role": "tool", "content": "NOTES"}],
         "mockStats": {"hits": 3, "misses": 0, "perMock": {"Read:1": 1, "Bash:1": 2}},

@@ -45,11 +45,12 @@ _RUNTIME_TRACE: dict[str, Any] = {
     "output": "ARTIFACT_OK ANALYSIS_DONE RUNTIME:OMK_RUNTIME_CODE_REVIEW_7F3D|LINES:3",
     "numTurns": 4,
     "toolCalls": [
-        {"tool": "Bash", "input": {"command": "pwd && wc -l skills/runtime-context-check.md"}, "output": "3"},
+        {"tool": "Bash", "input": {"command": "pwd && wc -l skills/runtime-context-check.md"}, "output": "3", "success": True},
         {
             "tool": "Read",
             "input": {"file_path": "./skills/runtime-context-check.md"},
             "output": "OMK_RUNTIME_CODE_REVIEW_7F3D\nsecond\nthird",
+            "success": True,
         },
     ],
 }
@@ -61,6 +62,7 @@ _SAVE_CONFIRMED: dict[str, Any] = {
             "tool": "save_observation",
             "input": {"summary": "退款期限是 30 天", "confirmedByUser": True},
             "output": "ok",
+            "success": True,
         }
     ],
 }
@@ -286,11 +288,11 @@ def test_mcp_observation_with_failing_answers(
     _copy(pytester, upstream_samples, rel)
     drafted = {
         "output": "drafted a sample",
-        "toolCalls": [{"tool": "draft_sample_from_observation", "input": {"confirmedByUser": False}}],
+        "toolCalls": [{"tool": "draft_sample_from_observation", "input": {"confirmedByUser": False}, "success": True}],
     }
     unconfirmed = {
         "output": "saved",
-        "toolCalls": [{"tool": "save_observation", "input": {"confirmedByUser": False}}],
+        "toolCalls": [{"tool": "save_observation", "input": {"confirmedByUser": False}, "success": True}],
     }
     spec = fake_command.script(
         {

@@ -8,8 +8,12 @@ from typing import Any
 
 from pytest_omk.grade.base import GradeContext
 from pytest_omk.grade.registry import grade_sample
+from pytest_omk.js.v8 import JsEngine
 from pytest_omk.models import Sample
 from pytest_omk.models.results import ExecutionResult, Reading
+
+ENGINE = JsEngine()
+"""One V8 engine for the grading tests of this process, as the session keeps one per worker."""
 
 
 def make_sample(*assertions: Mapping[str, Any], **fields: Any) -> Sample:
@@ -26,6 +30,7 @@ def make_ctx(
     base_dir: Path | None = None,
     judge_readings: Mapping[int, Reading] | None = None,
     custom_timeout: float = 30.0,
+    js: JsEngine | None = None,
     **execution: Any,
 ) -> GradeContext:
     """A grading context for ``sample`` with the given output and execution fields."""
@@ -35,6 +40,7 @@ def make_ctx(
         base_dir=base_dir or Path.cwd(),
         judge_readings=dict(judge_readings or {}),
         custom_timeout=custom_timeout,
+        js=js or ENGINE,
     )
 
 

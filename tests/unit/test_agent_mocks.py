@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from pytest_omk.agent.mocks import MockBook, conditions_hold, glob_matches, input_subset
-from pytest_omk.agent.names import canonical_tool_name, same_tool
 from pytest_omk.models.mocks import MockMatch
+from pytest_omk.models.tool_names import canonical_tool_name, same_tool
 
 
 def book(*mocks: dict[str, Any], strict: bool = True, base_dir: Path | None = None) -> MockBook:

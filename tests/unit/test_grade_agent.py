@@ -85,10 +85,22 @@ def test_an_empty_trace_is_evidence_of_no_tool_use() -> None:
     assert check({"type": "tools_called", "values": ["Bash"]}, toolCalls=[]) == "fail"
 
 
-def test_tool_calls_fall_back_to_the_calls_recorded_on_turns() -> None:
+def test_tool_calls_are_read_only_from_tool_calls_never_from_turns() -> None:
+    # The reference reads toolCalls only: calls recorded on turns alone are no trace.
     turns = [{"role": "assistant", "content": "", "toolCalls": [{"tool": "Grep", "input": {"pattern": "x"}}]}]
-    assert [c.tool for c in tool_calls(ExecutionResult.model_validate({"turns": turns}))] == ["Grep"]
-    assert check({"type": "tools_called", "values": ["grep"]}, turns=turns) == "pass"
+    assert tool_calls(ExecutionResult.model_validate({"turns": turns})) == []
+    assert check({"type": "tools_called", "values": ["grep"]}, turns=turns) == "missing"
+
+
+@pytest.mark.parametrize(
+    ("runtime", "declared"),
+    [("exec_command", "Bash"), ("shell", "Bash"), ("apply_patch", "Edit"), ("mcp__docs__fetch_doc", "docs.fetch_doc")],
+)
+def test_every_executors_trace_is_normalized_before_matching(runtime: str, declared: str) -> None:
+    # A command or HTTP executor's trace carries the runtime's names; assertions use canonical ones.
+    calls = [{"tool": runtime, "input": {"command": "ls"}, "success": True}]
+    assert check({"type": "tools_called", "values": [declared]}, toolCalls=calls) == "pass"
+    assert check({"type": "tool_input_contains", "value": f"{declared}:ls"}, toolCalls=calls) == "pass"
 
 
 def test_trace_failure_messages_quote_expectation_and_evidence() -> None:

@@ -9,6 +9,7 @@ from pytest_omk.grade.verdict import NO_JUDGE, verdict
 from pytest_omk.models import Sample
 from pytest_omk.models.results import ExecutionResult, Reading
 from pytest_omk.models.run import ExecutionRequest, JudgeOutcome, ResolvedText, SampleRun
+from tests.unit._grading import ENGINE
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,7 @@ def run(output: str, score: int | None = 5) -> SampleRun:
 
 
 def test_one_passing_run() -> None:
-    result = verdict(SAMPLE, Path("."), [run("Paris")], Rules())
+    result = verdict(SAMPLE, Path("."), [run("Paris")], Rules(), ENGINE)
     assert [r.status for r in result.readings] == ["pass", "pass"]
     assert result.rubric["accuracy"].score == 5
     assert result.failure is None and result.repeats is None
@@ -42,22 +43,22 @@ def test_one_passing_run() -> None:
 
 
 def test_one_failing_run_names_the_count_and_composite() -> None:
-    result = verdict(SAMPLE, Path("."), [run("Lyon, a very long answer indeed")], Rules())
+    result = verdict(SAMPLE, Path("."), [run("Lyon, a very long answer indeed")], Rules(), ENGINE)
     assert result.failure is not None and result.failure.startswith("2 of 3 checks failed (composite ")
 
 
 def test_no_judge_is_missing_evidence_and_min_composite_fails() -> None:
-    result = verdict(SAMPLE, Path("."), [run("Paris", score=None)], Rules(min_composite=5.5))
+    result = verdict(SAMPLE, Path("."), [run("Paris", score=None)], Rules(min_composite=5.5), ENGINE)
     assert result.rubric["accuracy"] == Reading.missing(NO_JUDGE)
     assert result.failure is not None and "below --omk-min-composite 5.5" in result.failure
 
 
 def test_repeats_aggregate_each_check_and_the_pass_rate() -> None:
-    result = verdict(SAMPLE, Path("."), [run("Paris"), run("Lyon")], Rules(min_pass_rate=0.5))
+    result = verdict(SAMPLE, Path("."), [run("Paris"), run("Lyon")], Rules(min_pass_rate=0.5), ENGINE)
     assert result.repeats is not None
     assert result.repeats.record["n"] == 2 and result.repeats.record["passRate"] == 0.5
     assert result.readings[0].message == "passed 1/2 runs"
     assert result.repeats.tallies[0] == {"pass": 1, "fail": 1, "missing": 0}
     assert result.failure is None
-    stricter = verdict(SAMPLE, Path("."), [run("Paris"), run("Lyon")], Rules())
+    stricter = verdict(SAMPLE, Path("."), [run("Paris"), run("Lyon")], Rules(), ENGINE)
     assert stricter.failure is not None and stricter.failure.startswith("pass rate 0.50 (1/2 runs)")

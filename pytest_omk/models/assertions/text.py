@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from pytest_omk.js.regex import VALID_FLAGS, JsRegexError, compile_js_regex
 from pytest_omk.models._base import LocatedValueError, NonBlankStr
@@ -93,8 +93,22 @@ class Regex(AssertionBase):
                 raise ValueError(f"duplicate regex flag in {flags!r}")
         return flags
 
+    @property
+    def effective_flags(self) -> str:
+        """The flags the reference compiles with: ``flags || 'i'``."""
+        return self.flags or "i"
+
     @model_validator(mode="after")
-    def _compiles(self) -> Regex:
+    def _compiles(self, info: ValidationInfo) -> Regex:
+        js = (info.context or {}).get("js")
+        if js is not None:
+            # The loader's engine: V8 decides, so what loads is exactly what the reference loads.
+            error = js.regex_error(self.pattern, self.effective_flags)
+            if error is not None:
+                raise LocatedValueError(f"invalid regex (JavaScript refuses it): {error}", "pattern")
+            return self
+        # Built without an engine (programmatic use): the translator's check, which refuses a few
+        # patterns that JavaScript accepts (variable-length lookbehind, \p{...} without u).
         try:
             compile_js_regex(self.pattern, self.flags)
         except JsRegexError as exc:
@@ -115,12 +129,12 @@ class JsonSchema(AssertionBase):
     type: Literal["json_schema"]
     layer: ClassVar[Layer | None] = "fact"
     schema_: dict[str, Any] = Field(alias="schema")
-    """JSON Schema (draft from ``$schema``, default draft-07)."""
+    """JSON Schema, draft-07 as a default strict Ajv 8 reads it (see ``models.jsonschema_check``)."""
 
     @field_validator("schema_")
     @classmethod
-    def _valid_schema(cls, schema: dict[str, Any]) -> dict[str, Any]:
+    def _valid_schema(cls, schema: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
         from pytest_omk.models.jsonschema_check import check_schema
 
-        check_schema(schema)
+        check_schema(schema, (info.context or {}).get("js"))
         return schema

@@ -1,0 +1,67 @@
+"""Both graders side by side: the reference's (one Node process, JSON lines) and pytest-omk's."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from pytest_omk.grade import GradeContext, grade_sample, score_sample
+from pytest_omk.js.v8 import JsEngine
+from pytest_omk.models import Sample
+from pytest_omk.models.results import ExecutionResult
+
+SCRIPT = Path(__file__).with_name("grade_reference.mjs")
+MOCKS = [{"tool": "Read", "return": "r"}, {"tool": "Bash", "return": "b"}, {"tool": "Bash", "return": "c"}]
+
+
+def grade_reference(node: str, package: Path, cases: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The reference's readings and scores for every case, from one Node process."""
+    lines = "".join(json.dumps({k: c[k] for k in ("output", "assertions", "context")}) + "\n" for c in cases)
+    done = subprocess.run(
+        [node, str(SCRIPT), str(package)], input=lines, capture_output=True, text=True, timeout=600, check=True,
+        encoding="utf-8", errors="surrogatepass",
+    )
+    results = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(results) == len(cases), done.stderr[-2000:]
+    return results
+
+
+@dataclass
+class Ours:
+    """pytest-omk's side of one case."""
+
+    statuses: list[str] = field(default_factory=list)
+    scores: dict[str, float | None] = field(default_factory=dict)
+    load_error: str | None = None
+
+
+def grade_ours(case: dict[str, Any], js: JsEngine) -> Ours:
+    """Load the case as a sample (with the V8 engine, as the loader does) and grade it."""
+    try:
+        sample = Sample.model_validate(
+            {"sample_id": f"case-{case['id']}", "prompt": "p", "assertions": case["assertions"], "mocks": MOCKS,
+             "mocksStrict": False},
+            context={"js": js},
+        )
+    except ValidationError as exc:
+        return Ours(load_error=str(exc).splitlines()[2] if len(str(exc).splitlines()) > 2 else str(exc))
+    context = case["context"]
+    execution = ExecutionResult.model_validate({
+        "output": case["output"], "toolCalls": context["toolCalls"], "costUSD": context["costUSD"],
+        "latencyMs": context["durationMs"], "numTurns": context["numTurns"], "mockStats": context["mockStats"],
+    })
+    ctx = GradeContext(execution=execution, sample=sample, base_dir=Path.cwd(), js=js)
+    assertions = sample.assertions or []
+    readings = grade_sample(assertions, ctx)
+    scores = score_sample(assertions, readings, None)
+    return Ours(
+        [r.status for r in readings],
+        {"score": scores.assertions, "fact": scores.fact,
+         "behavior": scores.behavior, "composite": scores.composite},
+    )
