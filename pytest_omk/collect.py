@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_omk.errors import OmkError, SampleFileError
+from pytest_omk.scrub import sanitize_control
 
 if TYPE_CHECKING:
     from pytest_omk.loading import LoadedSample, SampleBundle
@@ -119,7 +120,8 @@ class SampleFile(pytest.File):
         for loaded in bundle.samples:
             if loaded.source != self.path:
                 continue
-            sample_id = loaded.sample.sample_id
+            # An id is printed as the test's name: escape codes in it could forge terminal lines.
+            sample_id = sanitize_control(loaded.sample.sample_id)
             for variant in variants:
                 plan = omk.plan_for(loaded, bundle, self.system_file, variant)
                 item = SampleItem.from_parent(

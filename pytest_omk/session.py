@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from pytest_omk.pipeline import SamplePlan, SampleRun, Stages
     from pytest_omk.resolve import UrlResolver
     from pytest_omk.runtime import CallRunner, ModelCalls
+    from pytest_omk.scrub import Scrubber
     from pytest_omk.xdist_prefetch import WorkerFeed
 
 omk_session_key = pytest.StashKey["OmkSession"]()
@@ -68,12 +69,35 @@ class OmkSession:
             (self.settings.rootdir / self.settings.recordings).resolve() if self.settings.recordings else None
         )
         self._items: list[pytest.Item] = []
+        self._scrubber: Scrubber | None = None
         self.judge_spec = select_judge(self.settings.judge, os.environ)
         warning = same_model_warning(self.judge_spec, self.settings.judge_model, self.settings.executor, self.settings.model)
         if warning and not self.is_worker:
             config.issue_config_time_warning(pytest.PytestWarning(f"omk: {warning}"), stacklevel=2)
 
     # --- configuration -----------------------------------------------------------------------
+
+    @property
+    def scrubber(self) -> Scrubber:
+        """The one secret scrubber of the run (built on the main thread; final once calls exist).
+
+        It reuses the recording store's environment snapshot and adds the MCP servers' tokens
+        (URL resolver and agent), so every sink hides the same values.
+        """
+        from pytest_omk.scrub import Scrubber, environment_snapshot
+
+        if self._scrubber is not None:
+            return self._scrubber
+        extra: list[str] = []
+        if self._resolver is not None:
+            extra.extend(self._resolver.secrets)
+        mcp = getattr(self._executor, "mcp", None)
+        extra.extend(getattr(mcp, "secrets", ()))
+        if self._stages is None:
+            return Scrubber.from_environment(environment_snapshot(), extra)
+        self._scrubber = Scrubber.from_environment(self._stages.calls.store.environment, extra)
+        self.records.extra_secrets = self._scrubber.secrets
+        return self._scrubber
 
     @property
     def executor(self) -> Executor | None:
@@ -414,6 +438,7 @@ class OmkSession:
             self.config.hook.pytest_omk_junit_properties(item=item, result=record, properties=props)
             item.user_properties.extend((str(k), str(v)) for k, v in props)
         report = yield
+        _scrub_report(report, self.scrubber)
         if call.when == "teardown" and record is not None:
             report.omk_record = record
             # What the summary needs is in the record; the run's results (outputs, requests,
@@ -461,3 +486,13 @@ class OmkSession:
             self._runner.close(self._aclose())
             self._runner = None
 
+
+def _scrub_report(report: pytest.TestReport, scrubber: Scrubber) -> None:
+    """Secrets and control characters out of what the terminal and JUnit show of ``report``."""
+    longrepr = report.longrepr
+    if longrepr is not None and not isinstance(longrepr, tuple):
+        text = str(longrepr)
+        clean = scrubber.terminal(text)
+        if clean != text:
+            report.longrepr = clean
+    report.sections = [(scrubber.terminal(title), scrubber.terminal(body)) for title, body in report.sections]

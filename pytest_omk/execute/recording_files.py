@@ -19,24 +19,26 @@ import re
 import tempfile
 import time
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+# The secret rules live in the one scrubber; these names stay importable from here.
+from pytest_omk.scrub import MIN_SECRET_LENGTH as MIN_SECRET_LENGTH
+from pytest_omk.scrub import REDACTED as REDACTED
+from pytest_omk.scrub import SECRET_ENV_NAMES as SECRET_ENV_NAMES
+from pytest_omk.scrub import SECRET_ENV_SUFFIXES as SECRET_ENV_SUFFIXES
+from pytest_omk.scrub import SENSITIVE_KEYS as SENSITIVE_KEYS
+from pytest_omk.scrub import Scrubber
+from pytest_omk.scrub import secrets_from_env as secrets_from_env
+
 FORMAT = "pytest-omk.recording/v1"
 """Stored in every file and hashed into every key: a new format never replays an old file."""
 
-REDACTED = "[REDACTED]"
-MIN_SECRET_LENGTH = 8
-"""Shorter values (``true``, ``1``, a port) would redact ordinary words from outputs."""
-SECRET_ENV_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD")
-SECRET_ENV_NAMES = frozenset({"OPENAI_API_KEY", "ANTHROPIC_API_KEY"})
-SENSITIVE_KEYS = frozenset(
-    {"authorization", "proxy-authorization", "x-api-key", "api-key", "cookie", "set-cookie"}
-)
-"""Header-like mapping keys dropped from stored documents (compared lower-case, ``_`` as ``-``)."""
+Redactor = Scrubber
+"""The recordings' name for the one scrubber."""
 
 RESERVED_FIELDS = frozenset({"format", "key", "kind", "label", "result", "recordedAt"})
 """Top-level document fields that an identity may not use."""
@@ -58,50 +60,6 @@ class RecordingFileError(Exception):
         super().__init__(f"{path}: {reason}")
         self.path = path
         self.reason = reason
-
-
-# ---------------------------------------------------------------------------------------------
-# Secrets
-
-
-def secrets_from_env(environ: Mapping[str, str]) -> set[str]:
-    """Values of environment variables whose names mark them as credentials."""
-    found = set()
-    for name, value in environ.items():
-        upper = name.upper()
-        if upper in SECRET_ENV_NAMES or upper.endswith(SECRET_ENV_SUFFIXES):
-            found.add(value)
-    return found
-
-
-class Redactor:
-    """Replaces secret values in every string of a JSON-able document and drops auth headers."""
-
-    def __init__(self, secrets: Iterable[str]) -> None:
-        # Longest first, so that a secret containing another one is replaced whole.
-        usable = {s for s in secrets if len(s) >= MIN_SECRET_LENGTH}
-        self._secrets = sorted(usable, key=len, reverse=True)
-
-    def text(self, value: str) -> str:
-        """``value`` with every secret replaced by ``[REDACTED]``."""
-        for secret in self._secrets:
-            if secret in value:
-                value = value.replace(secret, REDACTED)
-        return value
-
-    def data(self, value: Any) -> Any:
-        """A scrubbed copy of a JSON-able value (dicts, lists, strings, scalars)."""
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, Mapping):
-            return {
-                self.text(str(k)): self.data(v)
-                for k, v in value.items()
-                if str(k).lower().replace("_", "-") not in SENSITIVE_KEYS
-            }
-        if isinstance(value, list | tuple):
-            return [self.data(v) for v in value]
-        return value
 
 
 # ---------------------------------------------------------------------------------------------

@@ -93,7 +93,9 @@ class RecordingStore:
         # The environment's secrets are read once, here, not at every write: pytest's main thread
         # sets and deletes PYTEST_CURRENT_TEST while calls are recorded on the loop's thread, and
         # iterating os.environ meanwhile raises KeyError.
-        self._secrets = (*secrets, *secrets_from_env(_environment_snapshot()))
+        self.environment = _environment_snapshot()
+        """The environment as it was when the store was made (the session's scrubber reuses it)."""
+        self._secrets = (*secrets, *secrets_from_env(self.environment))
         self._warn_callback = warn
         self._lock = threading.Lock()
         # Built lazily on the first miss of a kind: key prefix -> files, and parsed documents.

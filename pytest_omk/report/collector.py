@@ -43,6 +43,8 @@ class RecordCollector:
         self.regression: str | None = None
         """The regression gate's message when ``--omk-fail-on-regression`` tripped."""
         self.written: list[str] = []
+        self.extra_secrets: tuple[str, ...] = ()
+        """Secrets beyond the environment's (MCP tokens), scrubbed from the reports too."""
         """One line per HTML/Markdown report written (or not writable), shown after the scores."""
         if settings.baseline and not hasattr(config, "workerinput"):
             # Read now, so an unusable baseline is a usage error before any model is called.
@@ -139,7 +141,7 @@ class RecordCollector:
         targets = ReportTargets.from_options(settings.report, settings.html, settings.markdown, os.environ, self._path)
         if targets.wanted:
             document = build_report(rows, totals, settings, analysis)
-            self.written = write_reports(document, targets, secrets_from_env(os.environ))
+            self.written = write_reports(document, targets, {*secrets_from_env(os.environ), *self.extra_secrets})
 
     def _junit_suite_properties(self, totals: dict[str, Any]) -> None:
         from _pytest.junitxml import xml_key  # private: the public route needs a test function
