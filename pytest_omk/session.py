@@ -19,6 +19,7 @@ import pytest
 from pytest_omk.errors import ConfigError, OmkError
 from pytest_omk.judge.select import same_model_warning, select_judge
 from pytest_omk.report.collector import RecordCollector
+from pytest_omk.scrub import sanitize_control
 from pytest_omk.settings import Settings
 
 # The call machinery (HTTP clients, the agent, MCP, the judge, the URL resolver) is imported when a
@@ -195,6 +196,7 @@ class OmkSession:
             model=self.settings.judge_model,
             threshold=self.settings.rubric_threshold,
             repeat=self.settings.judge_repeat,
+            failure=self.settings.judge_failure,
         )
 
     async def _aclose(self) -> None:
@@ -239,7 +241,17 @@ class OmkSession:
     # --- collection ---------------------------------------------------------------------------
 
     def check_file(self, node: SampleFile, bundle: SampleBundle) -> None:
-        """Collection-time checks that need the configuration (mock interception support)."""
+        """Collection-time checks that need the configuration (check caps, mock interception support)."""
+        cap = self.settings.max_checks
+        for loaded in bundle.samples:
+            sample = loaded.sample
+            checks = len(sample.assertions or []) + len(sample.rubric or {})
+            if checks > cap:
+                raise ConfigError(
+                    f"{node.path.name}: sample {sanitize_control(sample.sample_id)!r} has {checks} assertions and "
+                    f"rubric dimensions; at most {cap} are allowed (each dimension is a paid judge call; "
+                    "raise the cap with --omk-max-checks or ini omk_max_checks)"
+                )
         executor = self.executor
         if executor is None or executor.supports_mocks:
             return
@@ -468,6 +480,17 @@ class OmkSession:
         # Records are ordered by collection order, which every xdist worker shares, so reports
         # come out in the same order with and without -n.
         self.records.order = {item.nodeid: index for index, item in enumerate(session.items)}
+        self._sandbox_notice(session)
+
+    def _sandbox_notice(self, session: pytest.Session) -> None:
+        """Say once (controller only) when the agent's Bash will run without bubblewrap."""
+        if self.is_worker or not session.items or not (self.settings.executor or "").startswith("agent"):
+            return
+        from pytest_omk.agent.sandbox import UNSANDBOXED_NOTICE, Sandbox
+
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None and not Sandbox.detect().available:
+            reporter.write_line(f"omk: {UNSANDBOXED_NOTICE}", yellow=True)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.records.observe(report)

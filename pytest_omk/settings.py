@@ -50,6 +50,10 @@ OPTIONS: tuple[_Option, ...] = (
     _Option("--omk-judge", "judge executor (same syntax as --omk-executor; default: detected from env)"),
     _Option("--omk-judge-model", "model name passed to the judge"),
     _Option("--omk-judge-repeat", "judge readings per rubric dimension (mean is used)", 1, "int"),
+    _Option("--omk-judge-failure", "a judge reply still unusable after one re-ask: error (the sample errors) "
+            "or skip (missing evidence)", "error", choices=("error", "skip", "missing")),
+    _Option("--omk-max-checks", "most assertions plus rubric dimensions per sample (more is a collection "
+            "error)", 200, "int"),
     _Option("--omk-rubric-threshold", "a rubric dimension passes when its 1-5 score >= X", 3.0, "float"),
     _Option("--omk-min-composite", "a sample also fails when its composite score is below X", None, "float"),
     _Option("--omk-strict", "missing evidence fails instead of skipping", False, "bool"),
@@ -144,6 +148,8 @@ class Settings:
     judge: str | None = None
     judge_model: str | None = None
     judge_repeat: int = 1
+    judge_failure: str = "error"
+    max_checks: int = 200
     rubric_threshold: float = 3.0
     min_composite: float | None = None
     strict: bool = False
@@ -181,7 +187,8 @@ class Settings:
         values["samples"] = tuple(values["samples"] or ())
         values["url_allow_hosts"] = tuple(values["url_allow_hosts"])
         values["executor_capabilities"] = tuple(values["executor_capabilities"])
-        for name, minimum in (("concurrency", 1), ("retries", 0), ("judge_repeat", 1), ("repeat", 1)):
+        for name, minimum in (("concurrency", 1), ("retries", 0), ("judge_repeat", 1), ("repeat", 1),
+                              ("max_checks", 1)):
             if values[name] < minimum:
                 raise pytest.UsageError(f"--omk-{name.replace('_', '-')} must be >= {minimum}")
         if values["timeout"] <= 0:

@@ -12,9 +12,8 @@ import asyncio
 import contextlib
 import inspect
 import json
-import os
+import math
 import shlex
-import signal
 from collections.abc import Callable
 from typing import Any
 
@@ -23,8 +22,16 @@ from pydantic import ValidationError
 from pytest_omk.errors import ExecutionError
 from pytest_omk.execute.base import ExecutionRequest
 from pytest_omk.models.results import ExecutionResult
+from pytest_omk.proctree import kill_tagged, tagged_environment
+from pytest_omk.scrub import environment_snapshot
 
 _STDERR_LIMIT = 400
+MAX_STDOUT_BYTES = 32 * 1024 * 1024
+"""Largest answer read from an executor command; more is an execution error (the command is killed)."""
+_STDERR_KEPT = 64 * 1024
+MAX_NUMBER = 10**12
+"""Largest token count, turn count or cost believed from a command or callable."""
+_CHECKED_NUMBERS = ("inputTokens", "outputTokens", "costUSD", "latencyMs", "durationApiMs", "numTurns")
 
 
 class EchoExecutor:
@@ -53,10 +60,26 @@ def parse_result(payload: Any, *, source: str) -> ExecutionResult:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
             raise ExecutionError(f"{source} returned an invalid result: {where}: {first['msg']}") from None
+        check_numbers(result, source)
         return result if "numTurns" in payload else result.model_copy(update={"numTurns": 1})
     raise ExecutionError(
         f"{source} returned {type(payload).__name__}; expected a str, a dict or an ExecutionResult"
     )
+
+
+def check_numbers(result: ExecutionResult, source: str) -> None:
+    """Counts and costs are finite, non-negative and below :data:`MAX_NUMBER`, else an execution error.
+
+    A negative cost would make ``cost_max`` pass; a 400-digit token count would overflow later.
+    """
+    for name in _CHECKED_NUMBERS:
+        value = getattr(result, name)
+        if value is None:
+            continue
+        if not math.isfinite(value) or value < 0 or value > MAX_NUMBER:
+            text = str(value)
+            shown = text if len(text) <= 20 else f"{text[:20]}... ({len(text)} digits)"
+            raise ExecutionError(f"{source} returned an invalid {name}: {shown} (allowed: 0 to {MAX_NUMBER})")
 
 
 class CommandExecutor:
@@ -69,6 +92,8 @@ class CommandExecutor:
         self.timeout = timeout
         self.supports_mocks = supports_mocks
         self.id = "command:" + " ".join(self.argv)
+        # Read here, on the thread that builds executors, not on the loop's thread per call.
+        self._environ = environment_snapshot()
 
     async def execute(self, request: ExecutionRequest) -> ExecutionResult:
         stdin = json.dumps(
@@ -84,6 +109,7 @@ class CommandExecutor:
             },
             ensure_ascii=False,
         ).encode()
+        env, tag = tagged_environment(self._environ)
         try:
             proc = await asyncio.create_subprocess_exec(
                 *self.argv,
@@ -91,18 +117,24 @@ class CommandExecutor:
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.PIPE,
                 cwd=request.cwd,
+                env=env,
                 start_new_session=True,  # so a timeout can kill the whole process group
             )
         except OSError as exc:
             raise ExecutionError(f"cannot start executor command {self.argv[0]!r}: {exc.strerror}") from None
         try:
-            out, err = await asyncio.wait_for(proc.communicate(stdin), self.timeout)
-        except (TimeoutError, asyncio.CancelledError) as exc:
-            _kill_group(proc)
-            await proc.wait()
-            if isinstance(exc, asyncio.CancelledError):
-                raise
+            async with asyncio.timeout(self.timeout):
+                out, err = await _exchange(proc, stdin)
+        except TimeoutError:
+            # Not retried (an ExecutionError): the same command would time out again.
             raise ExecutionError(f"executor command timed out after {self.timeout:g}s") from None
+        finally:
+            # Always, and before waiting: a child that left the group (setsid) and holds stdout
+            # open would otherwise keep the exchange, and asyncio's wait(), going forever.
+            kill_tagged(tag, group=proc.pid)
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
         if proc.returncode != 0:
             detail = err.decode(errors="replace").strip()[-_STDERR_LIMIT:]
             raise ExecutionError(detail or f"executor exited with code {proc.returncode}")
@@ -112,9 +144,36 @@ class CommandExecutor:
         return None
 
 
-def _kill_group(proc: asyncio.subprocess.Process) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, signal.SIGKILL)
+async def _exchange(proc: asyncio.subprocess.Process, stdin: bytes) -> tuple[bytes, bytes]:
+    """Send ``stdin``, read stdout (capped) and the tail of stderr until both close, then wait."""
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+
+    async def feed(stream: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            stream.write(stdin)
+            await stream.drain()
+        stream.close()
+
+    async def read(stream: asyncio.StreamReader, limit: int, keep_tail: bool) -> bytes:
+        data = bytearray()
+        while chunk := await stream.read(65536):
+            data += chunk
+            if len(data) > limit:
+                if not keep_tail:
+                    raise ExecutionError(f"the executor command printed more than {limit} bytes")
+                del data[:-limit]
+        return bytes(data)
+
+    out = asyncio.ensure_future(read(proc.stdout, MAX_STDOUT_BYTES, False))
+    err = asyncio.ensure_future(read(proc.stderr, _STDERR_KEPT, True))
+    fed = asyncio.ensure_future(feed(proc.stdin))
+    try:
+        await asyncio.gather(out, err, fed)
+    finally:
+        for task in (out, err, fed):
+            task.cancel()
+    await proc.wait()
+    return out.result(), err.result()
 
 
 def _parse_stdout(text: str) -> ExecutionResult:
