@@ -73,7 +73,7 @@ class SampleItem(pytest.Function):
         self.omk.setup_item(self)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, None, f"sample: {self.sample_id}"
+        return self.path, None, f"sample: {sanitize_control(self.sample_id)}"
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
         if isinstance(excinfo.value, SampleFailed | OmkError):

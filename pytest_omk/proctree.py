@@ -14,7 +14,7 @@ import contextlib
 import os
 import secrets
 import signal
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 MARKER_VARIABLE = "PYTEST_OMK_PROCESS_TAG"
@@ -33,9 +33,9 @@ def kill_group(pid: int) -> None:
         os.killpg(pid, signal.SIGKILL)
 
 
-def tagged_pids(tag: str, proc: Path = Path("/proc")) -> list[int]:
-    """Live processes whose environment holds ``tag`` (``NAME=value``)."""
-    needle = tag.encode()
+def tagged_pids(tag: str | Iterable[str], proc: Path = Path("/proc")) -> list[int]:
+    """Live processes whose environment holds ``tag`` (``NAME=value``), or any of several tags."""
+    needles = {tag.encode()} if isinstance(tag, str) else {t.encode() for t in tag}
     found: list[int] = []
     try:
         entries = list(os.scandir(proc))
@@ -49,13 +49,14 @@ def tagged_pids(tag: str, proc: Path = Path("/proc")) -> list[int]:
             environ = (proc / entry.name / "environ").read_bytes()
         except OSError:
             continue
-        if needle in environ.split(b"\0"):
+        if needles.intersection(environ.split(b"\0")):
             found.append(int(entry.name))
     return found
 
 
-def kill_tagged(tag: str, group: int | None = None) -> int:
-    """Kill the process group ``group`` and every process carrying ``tag``; how many were found.
+def kill_tagged(tag: str | Iterable[str], group: int | None = None) -> int:
+    """Kill the process group ``group`` and every process carrying ``tag`` (or any of several
+    tags); how many were found.
 
     Repeated until none is left, since a process may fork while the previous round kills.
     """

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from pytest_omk.errors import ExecutionError
 from pytest_omk.execute.base import ExecutionRequest
 from pytest_omk.models.results import ExecutionResult
-from pytest_omk.proctree import kill_tagged, tagged_environment
+from pytest_omk.proctree import kill_group, kill_tagged, tagged_environment
 from pytest_omk.scrub import environment_snapshot
 
 _STDERR_LIMIT = 400
@@ -76,7 +76,8 @@ def check_numbers(result: ExecutionResult, source: str) -> None:
         value = getattr(result, name)
         if value is None:
             continue
-        if not math.isfinite(value) or value < 0 or value > MAX_NUMBER:
+        # Range first: math.isfinite of a 400-digit int would overflow.
+        if value < 0 or value > MAX_NUMBER or not math.isfinite(value):
             text = str(value)
             shown = text if len(text) <= 20 else f"{text[:20]}... ({len(text)} digits)"
             raise ExecutionError(f"{source} returned an invalid {name}: {shown} (allowed: 0 to {MAX_NUMBER})")
@@ -94,6 +95,8 @@ class CommandExecutor:
         self.id = "command:" + " ".join(self.argv)
         # Read here, on the thread that builds executors, not on the loop's thread per call.
         self._environ = environment_snapshot()
+        self._live: dict[str, int] = {}
+        """Marker -> process group of each command running now (``aclose`` kills what is left)."""
 
     async def execute(self, request: ExecutionRequest) -> ExecutionResult:
         stdin = json.dumps(
@@ -122,26 +125,42 @@ class CommandExecutor:
             )
         except OSError as exc:
             raise ExecutionError(f"cannot start executor command {self.argv[0]!r}: {exc.strerror}") from None
+        self._live[tag] = proc.pid
         try:
             async with asyncio.timeout(self.timeout):
                 out, err = await _exchange(proc, stdin)
         except TimeoutError:
             # Not retried (an ExecutionError): the same command would time out again.
             raise ExecutionError(f"executor command timed out after {self.timeout:g}s") from None
+        except asyncio.CancelledError:
+            # Interrupted: the group dies now (cheap); the /proc scan for children that left it is
+            # left to aclose, which the run's shutdown awaits, so the loop stays free to cancel
+            # the other calls.
+            kill_group(proc.pid)
+            raise
         finally:
-            # Always, and before waiting: a child that left the group (setsid) and holds stdout
-            # open would otherwise keep the exchange, and asyncio's wait(), going forever.
-            kill_tagged(tag, group=proc.pid)
-            if proc.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    proc.kill()
+            if tag in self._live and not _cancelling():
+                # Before waiting: a child that left the group (setsid) and holds stdout open
+                # would otherwise keep the exchange, and asyncio's wait(), going forever.
+                kill_tagged(tag, group=proc.pid)
+                del self._live[tag]
         if proc.returncode != 0:
             detail = err.decode(errors="replace").strip()[-_STDERR_LIMIT:]
             raise ExecutionError(detail or f"executor exited with code {proc.returncode}")
         return _parse_stdout(out.decode(errors="replace"))
 
     async def aclose(self) -> None:
-        return None
+        """Kill every command still running or interrupted, children that left its group included."""
+        live, self._live = self._live, {}
+        for group in live.values():
+            kill_group(group)
+        if live:
+            kill_tagged(live.keys())
+
+
+def _cancelling() -> bool:
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 async def _exchange(proc: asyncio.subprocess.Process, stdin: bytes) -> tuple[bytes, bytes]:

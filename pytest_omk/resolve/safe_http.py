@@ -66,6 +66,9 @@ _BLOCKED_V6 = tuple(
         # Not in the format owner's list: deprecated IPv4-compatible addresses (::a.b.c.d). Some
         # stacks still route them to the embedded IPv4, so they are refused as a hardening.
         "::/96",
+        # Also hardening (docs/security.md): IPv4-mapped (when not judged by the IPv4 inside),
+        # IPv4-translated (SIIT), deprecated site-local, the discard-only prefix, 6bone, and ORCHID.
+        "::ffff:0:0/96", "::ffff:0:0:0/96", "fec0::/10", "100::/8", "3ffe::/16", "5f00::/8",
     )
 )  # fmt: skip
 
