@@ -16,6 +16,7 @@ import pytest
 from pytest_omk.compat import FullTraceback, fixture_info
 from pytest_omk.errors import OmkError, SampleFailed, SampleFileError
 from pytest_omk.loading.display import display_path
+from pytest_omk.recordings.scrub import sanitize_control
 
 if TYPE_CHECKING:
     from pytest_omk.js.v8 import JsEngine
@@ -88,7 +89,7 @@ class SampleItem(FullTraceback, pytest.Function):
         self.omk.setup_item(self)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, None, f"sample: {self.sample_id}"
+        return self.path, None, f"sample: {sanitize_control(self.sample_id)}"
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
         if isinstance(excinfo.value, SampleFailed | OmkError):
@@ -130,7 +131,8 @@ class SampleFile(pytest.File):
         for loaded in bundle.samples:
             if loaded.source != self.path:
                 continue
-            sample_id = loaded.sample.sample_id
+            # An id is printed as the test's name: escape codes in it could forge terminal lines.
+            sample_id = sanitize_control(loaded.sample.sample_id)
             for variant in variants:
                 plan = omk.planner.plan_for(loaded, bundle, self.system_file, variant)
                 item = SampleItem.from_parent(

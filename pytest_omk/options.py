@@ -57,6 +57,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("--omk-judge", "judge executor (same syntax as --omk-executor; default: detected from env)", metavar=_SPEC),
     Option("--omk-judge-model", "model name passed to the judge", metavar=_NAME),
     Option("--omk-judge-repeat", "judge readings per rubric dimension (mean is used)", 1, integer(1), _N),
+    Option("--omk-judge-failure", "a judge reply still unusable after one re-ask: error (the sample errors) "
+           "or skip (missing evidence)", "error", choice("error", "skip", "missing"), "MODE"),
+    Option("--omk-max-checks", "most assertions plus rubric dimensions per sample (more is a collection error)",
+           200, integer(1), _N),
     Option("--omk-rubric-threshold", "a rubric dimension passes when its 1-5 score >= X", 3.0,
            number(low=1, high=5), _X),
     Option("--omk-min-composite", "a sample also fails when its composite score is below X", None, number(), _X),

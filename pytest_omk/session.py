@@ -18,7 +18,9 @@ import pytest
 from pytest_omk.errors import ConfigError, OmkError
 from pytest_omk.loading.display import display_path
 from pytest_omk.planning import Planner
+from pytest_omk.report.collector import record_collector_key
 from pytest_omk.report.records import new_record
+from pytest_omk.safety import check_caps, sandbox_notice, scrub_report
 from pytest_omk.settings import Settings
 from pytest_omk.wiring import CallWiring
 
@@ -80,7 +82,8 @@ class OmkSession:
     # --- collection ---------------------------------------------------------------------------
 
     def check_file(self, node: SampleFile, bundle: SampleBundle) -> None:
-        """Collection-time checks that need the configuration (mock interception support)."""
+        """Collection-time checks that need the configuration (check caps, mock interception support)."""
+        check_caps(node.path.name, bundle, self.settings.max_checks)
         if self.settings.lint:
             from pytest_omk.loading.lint import portability_warnings
 
@@ -264,6 +267,11 @@ class OmkSession:
             self.config.hook.pytest_omk_junit_properties(item=item, result=record, properties=props)
             item.user_properties.extend((str(k), str(v)) for k, v in props)
         report = yield
+        scrubber = self.calls.scrubber
+        scrub_report(report, scrubber)
+        collector = self.config.stash.get(record_collector_key, None)
+        if collector is not None:  # the JSON report hides the MCP tokens too
+            collector.extra_secrets = scrubber.secrets
         if call.when == "teardown" and record is not None:
             report.omk_record = record
             # What the summary needs is in the record; the run's results (outputs, requests,
@@ -293,6 +301,7 @@ class OmkSession:
         # Records are ordered by collection order, which every xdist worker shares, so reports
         # come out in the same order with and without -n.
         self._order = {item.nodeid: index for index, item in enumerate(session.items)}
+        sandbox_notice(self.config, session, self.settings.executor)
 
     def pytest_keyboard_interrupt(self) -> None:
         # Ctrl-C: end every call (and the command and tool sessions they started) now. Under

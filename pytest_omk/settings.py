@@ -26,6 +26,8 @@ class Settings:
     judge: str | None = None
     judge_model: str | None = None
     judge_repeat: int = 1
+    judge_failure: str = "error"
+    max_checks: int = 200
     rubric_threshold: float = 3.0
     min_composite: float | None = None
     strict: bool = False

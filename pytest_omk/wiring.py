@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from pytest_omk.judge.judge import LLMJudge
     from pytest_omk.models.run import SamplePlan
     from pytest_omk.pipeline import Stages
+    from pytest_omk.recordings.scrub import Scrubber
     from pytest_omk.recordings.store import RecordingStore
     from pytest_omk.resolve import UrlResolver
     from pytest_omk.runtime import ModelCalls
@@ -38,6 +39,7 @@ class CallWiring:
         self._stages: Stages | None = None
         self._judge_executor: Executor | None = None
         self._resolver: UrlResolver | None = None
+        self._scrubber: Scrubber | None = None
         self.judge_spec = select_judge(settings.judge, os.environ)
         warning = same_model_warning(self.judge_spec, settings.judge_model, settings.executor, settings.model)
         if warning and not self.is_worker:
@@ -140,7 +142,29 @@ class CallWiring:
             model=self.settings.judge_model,
             threshold=self.settings.rubric_threshold,
             repeat=self.settings.judge_repeat,
+            failure=self.settings.judge_failure,
         )
+
+    @property
+    def scrubber(self) -> Scrubber:
+        """The one secret scrubber of the run (built on the main thread; final once calls exist).
+
+        It reuses the recording store's environment snapshot and adds the MCP servers' tokens
+        (URL resolver and agent), so every sink hides the same values.
+        """
+        from pytest_omk.recordings.scrub import Scrubber, environment_snapshot
+
+        if self._scrubber is not None:
+            return self._scrubber
+        extra: list[str] = []
+        if self._resolver is not None:
+            extra.extend(self._resolver.secrets)
+        mcp = getattr(self._executor, "mcp", None)
+        extra.extend(getattr(mcp, "secrets", ()))
+        if self._stages is None:
+            return Scrubber.from_environment(environment_snapshot(), extra)
+        self._scrubber = Scrubber.from_environment(self._stages.calls.store.environment, extra)
+        return self._scrubber
 
     async def aclose(self) -> None:
         for executor in (self._executor, self._judge_executor):

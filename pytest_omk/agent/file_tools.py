@@ -9,6 +9,7 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,10 @@ READ_MAX_LINE_CHARS = 2000
 GLOB_MAX_RESULTS = 1000
 GREP_MAX_LINES = 500
 GREP_MAX_FILE_BYTES = 5_000_000
+READ_MAX_FILE_BYTES = 10 * 1024 * 1024
+"""Largest file ``Read`` and ``Edit`` open (a 1 GB sparse file is refused before it is read)."""
+WRITE_MAX_BYTES = 5 * 1024 * 1024
+"""Largest content ``Write`` and ``Edit`` write in one call."""
 _SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv"})
 
 
@@ -68,6 +73,33 @@ def _shown(root: Path, path: Path) -> str:
     return path.relative_to(root).as_posix() or "."
 
 
+def read_regular(path: Path, limit: int, shown: str) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them, else :class:`ToolError`.
+
+    A FIFO, socket or device is refused before it is opened (reading one can block forever or
+    never end); the file is opened non-blocking and checked again, so a swap after the first
+    check cannot make the read hang either.
+    """
+    try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            raise ToolError(f"{shown} is not a regular file")
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise ToolError(f"{shown} does not exist") from None
+    except OSError as exc:
+        raise ToolError(f"cannot read {shown}: {exc.strerror}") from None
+    with os.fdopen(fd, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ToolError(f"{shown} is not a regular file")
+        if info.st_size > limit:
+            raise ToolError(f"{shown} has {info.st_size} bytes, more than the {limit}-byte limit")
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise ToolError(f"{shown} is larger than the {limit}-byte limit")
+    return data
+
+
 def read(root: Path, arguments: dict[str, Any]) -> str:
     """Numbered lines of a text file (``cat -n`` style), from ``offset`` for ``limit`` lines."""
     path = confine(root, text_arg(arguments, "file_path"))
@@ -75,12 +107,7 @@ def read(root: Path, arguments: dict[str, Any]) -> str:
     limit = _int_arg(arguments, "limit", READ_DEFAULT_LINES)
     if path.is_dir():
         raise ToolError(f"{_shown(root, path)} is a directory; use Glob or Bash ls to list it")
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        raise ToolError(f"{_shown(root, path)} does not exist") from None
-    except OSError as exc:
-        raise ToolError(f"cannot read {_shown(root, path)}: {exc.strerror}") from None
+    text = read_regular(path, READ_MAX_FILE_BYTES, _shown(root, path)).decode("utf-8", "replace")
     lines = text.splitlines()
     if not lines:
         return "(the file is empty)"
@@ -97,8 +124,12 @@ def write(root: Path, arguments: dict[str, Any]) -> str:
     """Create or overwrite a file with ``content``."""
     path = confine(root, text_arg(arguments, "file_path"))
     content = text_arg(arguments, "content")
+    if len(content) > WRITE_MAX_BYTES or len(content.encode("utf-8")) > WRITE_MAX_BYTES:
+        raise ToolError(f"the content is larger than the {WRITE_MAX_BYTES}-byte limit of one Write")
     if path.is_dir():
         raise ToolError(f"{_shown(root, path)} is a directory")
+    if path.exists() and not path.is_file():
+        raise ToolError(f"{_shown(root, path)} is not a regular file")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(content, encoding="utf-8")
@@ -117,10 +148,8 @@ def edit(root: Path, arguments: dict[str, Any]) -> str:
     if old == new:
         raise ToolError("old_string and new_string are the same; nothing to change")
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ToolError(f"{_shown(root, path)} does not exist") from None
-    except (OSError, UnicodeDecodeError) as exc:
+        text = read_regular(path, READ_MAX_FILE_BYTES, _shown(root, path)).decode("utf-8")
+    except UnicodeDecodeError as exc:
         raise ToolError(f"cannot edit {_shown(root, path)}: {exc}") from None
     count = text.count(old)
     if count == 0:
@@ -130,7 +159,10 @@ def edit(root: Path, arguments: dict[str, Any]) -> str:
             f"old_string occurs {count} times in {_shown(root, path)}; add context to make it unique "
             "or set replace_all"
         )
-    path.write_text(text.replace(old, new) if replace_all else text.replace(old, new, 1), encoding="utf-8")
+    changed = text.replace(old, new) if replace_all else text.replace(old, new, 1)
+    if len(changed.encode("utf-8")) > WRITE_MAX_BYTES:
+        raise ToolError(f"the edited file would be larger than the {WRITE_MAX_BYTES}-byte limit")
+    path.write_text(changed, encoding="utf-8")
     return f"Replaced {count if replace_all else 1} occurrence(s) in {_shown(root, path)}"
 
 
@@ -225,3 +257,27 @@ def dispatch(name: str, root: Path, arguments: dict[str, Any], expired: Expired)
     if name == "Grep":
         return lambda: grep(root, arguments, expired)
     raise ToolError(f"there is no built-in tool {name!r}")
+
+
+def _worker_main() -> None:
+    """``Grep`` out of process: ``{"root": ..., "arguments": ...}`` on stdin, ``{"ok", "text"}`` out.
+
+    A model-supplied regular expression can backtrack for hours and a thread running it cannot
+    be stopped; a process can, so :class:`~pytest_omk.agent.tools.BuiltinTools` runs ``Grep``
+    here (this file is run as a script, importing only the standard library) and kills it at the
+    tool timeout.
+    """
+    import json
+    import sys
+
+    job = json.loads(sys.stdin.read())
+    try:
+        text = grep(Path(job["root"]), job["arguments"], lambda: False)
+        answer = {"ok": True, "text": text}
+    except ToolError as exc:
+        answer = {"ok": False, "text": str(exc)}
+    sys.stdout.write(json.dumps(answer))
+
+
+if __name__ == "__main__":
+    _worker_main()

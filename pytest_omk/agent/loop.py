@@ -22,13 +22,18 @@ from pytest_omk.agent.mcp_tools import McpTools, load_mcp_servers
 from pytest_omk.agent.mocks import MockBook
 from pytest_omk.agent.options import AgentOptions
 from pytest_omk.agent.providers import CallRequest, Messages, ModelTurn, Provider, ToolReply, make_provider
+from pytest_omk.agent.sandbox import Sandbox
 from pytest_omk.agent.tools import BUILTIN_NAMES, BUILTIN_SPECS, BuiltinTools, ToolResult, ToolSpec
 from pytest_omk.errors import ExecutionError
 from pytest_omk.models.results import ExecutionResult, ToolCall, Turn
 from pytest_omk.models.run import ExecutionRequest
 from pytest_omk.models.tool_names import MCP_PREFIX, canonical_tool_name, same_tool
+from pytest_omk.recordings.scrub import Scrubber, environment_snapshot
 
 STOP_MAX_TURNS = "max_turns"
+MAX_TOOL_CALLS_PER_TURN = 64
+"""Tool calls run from one model answer; the rest are answered with :data:`TOO_MANY_CALLS`."""
+TOO_MANY_CALLS = f"[omk-agent] not run: more than {MAX_TOOL_CALLS_PER_TURN} tool calls in one turn"
 NOT_RUN = "[omk-agent] not run: the turn limit (--omk-agent-max-turns) was reached"
 _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_-]")
 _WORKDIR_NOTE = (
@@ -99,6 +104,10 @@ class AgentExecutor:
         config = self.options.mcp_config_path()
         servers = load_mcp_servers(config) if config is not None else []
         self.mcp = McpTools(servers, timeout=self.options.tool_timeout)
+        # Read on the thread that builds the executor (pytest's main thread), never per call.
+        self._environ = environment_snapshot()
+        self.scrubber = Scrubber.from_environment({**self._environ, **(env or {})}, self.mcp.secrets)
+        self.sandbox = Sandbox.detect()
 
     @property
     def id(self) -> str:
@@ -118,8 +127,10 @@ class AgentExecutor:
         _check_allowed_entries(request.allowed_tools)
         book = MockBook(request.mocks, strict=request.mocks_strict, base_dir=request.mock_base_dir)
         mcp_specs = await self.mcp.specs()
-        with working_copy(source_directory(request)) as root:
-            builtins = BuiltinTools(root, timeout=self.options.tool_timeout)
+        async with working_copy(source_directory(request)) as root:
+            builtins = BuiltinTools(
+                root, timeout=self.options.tool_timeout, environ=self._environ, sandbox=self.sandbox
+            )
             catalogue = [*BUILTIN_SPECS, *mcp_specs]
             known = [spec.name for spec in catalogue]
             # A mocked tool the agent does not have is offered anyway, so the mock can answer it.
@@ -187,7 +198,8 @@ class _Run:
                 self.turns.append(Turn(role="assistant", content=answer.text, toolCalls=cancelled))
                 stop = STOP_MAX_TURNS
                 break
-            replies = [await self._call(call) for call in answer.calls]
+            replies = [await self._call(call) for call in answer.calls[:MAX_TOOL_CALLS_PER_TURN]]
+            replies += [self._refuse(call) for call in answer.calls[MAX_TOOL_CALLS_PER_TURN:]]
             traced = self.calls[-len(replies) :]
             self.turns.append(Turn(role="assistant", content=answer.text, toolCalls=traced))
             self.turns += [Turn(role="tool", content=reply.output) for reply in replies]
@@ -197,9 +209,16 @@ class _Run:
     async def _call(self, call: CallRequest) -> ToolReply:
         name = self._resolve(call.name)
         result = await self._outcome(call, name)
-        result = ToolResult(self.executor.mcp.scrub(result.output), result.success, result.status)
+        # Whatever a tool printed (a mock's file, an MCP answer, Bash) loses the run's secrets
+        # before the model, the trace and every report see it.
+        output = self.executor.scrubber.text(self.executor.mcp.scrub(result.output))
+        result = ToolResult(output, result.success, result.status)
         self._record(call, result)
         return ToolReply(call, result.output, is_error=not result.success)
+
+    def _refuse(self, call: CallRequest) -> ToolReply:
+        self._record(call, ToolResult.failed(TOO_MANY_CALLS, "cancelled"))
+        return ToolReply(call, TOO_MANY_CALLS, is_error=True)
 
     def _resolve(self, name: str) -> str:
         """The catalogue name the model meant: exact, else the same canonical tool (``bash`` for

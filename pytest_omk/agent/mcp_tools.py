@@ -84,6 +84,11 @@ class McpTools:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._starting: asyncio.Task[None] | None = None
 
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The servers' env values treated as secrets (for the session's scrubber)."""
+        return tuple(self._secrets)
+
     def scrub(self, text: str) -> str:
         """``text`` with every server env value replaced by ``***``."""
         return scrub(text, self._secrets)

@@ -23,6 +23,7 @@ from typing import Any, Literal
 
 from pydantic import ValidationError
 
+from pytest_omk.agent.file_tools import ToolError, read_regular
 from pytest_omk.errors import ExecutionError
 from pytest_omk.js.text import js_json_stringify, js_lower
 from pytest_omk.models.mocks import Mock, MockMatch, mock_keys
@@ -31,6 +32,9 @@ from pytest_omk.models.tool_names import canonical_tool_name, same_tool
 
 STRICT_DENIAL = "[omk-mock-strict] unmocked {tool} call blocked"
 MISSING_FILE = "[omk-mock-error] return_file not found: {path}"
+UNSAFE_FILE = "[omk-mock-error] return_file refused: {reason}"
+MAX_RETURN_FILE_BYTES = 10 * 1024 * 1024
+"""Largest ``return_file`` read (a mock's answer, not a data set)."""
 
 
 @dataclass(frozen=True)
@@ -200,11 +204,23 @@ class MockBook:
             if not path.is_absolute():
                 path = (self.base_dir or Path.cwd()) / path
             path = Path(os.path.abspath(path))
-            try:
-                return path.read_text(encoding="utf-8", errors="replace"), False
-            except OSError:
-                return MISSING_FILE.format(path=path), True
+            return self._read_return_file(path)
         return _text(mock.return_ if mock.return_ is not None else ""), False
+
+    def _read_return_file(self, path: Path) -> tuple[str, bool]:
+        # Confined to the sample file's directory tree (links resolved), regular files only, capped:
+        # a mock may not hand the model /proc/self/environ or the user's home directory.
+        base = Path(os.path.realpath(self.base_dir or Path.cwd()))
+        real = Path(os.path.realpath(path))
+        if real != base and base not in real.parents:
+            return UNSAFE_FILE.format(reason=f"{path} is outside the sample's directory {base}"), True
+        if not real.exists():
+            return MISSING_FILE.format(path=path), True
+        try:
+            data = read_regular(real, MAX_RETURN_FILE_BYTES, str(path))
+        except ToolError as exc:
+            return UNSAFE_FILE.format(reason=str(exc)), True
+        return data.decode("utf-8", "replace"), False
 
     def stats(self) -> MockStats | None:
         """``{hits, misses, perMock}`` when the sample has mocks, else ``None`` (not reported)."""

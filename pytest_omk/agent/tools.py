@@ -3,10 +3,12 @@
 Every tool works inside one directory, the sample's temporary working copy (:mod:`.isolation`).
 The file tools confine every path to it: a relative path is taken from the copy, an absolute path
 must lie inside it, and symbolic links are resolved before the check, so neither ``../..`` nor a
-link pointing elsewhere reaches the user's files. ``Bash`` starts in the copy but is a shell, not a
-sandbox: a command can still name any absolute path the user can reach. What it cannot do is
-outlive its timeout: it runs in its own process group, which is killed when the time is up and,
-to stop stray background jobs, when the command ends.
+link pointing elsewhere reaches the user's files; they open regular files only, with size caps.
+``Grep`` runs in a child process killed at the tool timeout (a regex may backtrack for hours).
+``Bash`` runs in the sandbox of :mod:`.sandbox` (bubblewrap where available) with resource limits,
+an environment without secrets, and cannot outlive its timeout: its process group and every
+process carrying its marker (``setsid`` jobs included) are killed when the time is up and when the
+command ends.
 
 Results sent back to the model are capped at :data:`MAX_OUTPUT_CHARS` characters; a longer result
 keeps its beginning and says how much was cut. Paths in ``Glob`` and ``Grep`` results are relative
@@ -16,8 +18,10 @@ to the working copy, so traces do not depend on where the copy happened to be cr
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
+import sys
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -26,11 +30,13 @@ from typing import Any, Literal
 
 from pytest_omk.agent import file_tools
 from pytest_omk.agent.file_tools import ToolError
-from pytest_omk.execute.spawn import kill_session, start_session
+from pytest_omk.agent.sandbox import Sandbox
+from pytest_omk.execute.spawn import start_session
+from pytest_omk.proctree import MARKER_VARIABLE, kill_group, kill_tagged, tagged_environment
+from pytest_omk.recordings.scrub import environment_snapshot, is_secret_name, strip_userinfo
 
 MAX_OUTPUT_CHARS = 30_000
 """Cap on the text of one tool result (the rest is replaced by a note saying how much was cut)."""
-_SECRET_SUFFIXES = ("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_ACCESS_KEY", "_ACCESS_KEY_ID")
 
 Status = Literal["success", "failure", "cancelled"]
 
@@ -140,20 +146,30 @@ def shell_environment(environ: Mapping[str, str]) -> dict[str, str]:
     to hand it the user's API keys.
     """
     return {
-        name: value
+        name: strip_userinfo(value) if "@" in value and "://" in value else value
         for name, value in environ.items()
-        if not name.upper().endswith(_SECRET_SUFFIXES)
-        and name.upper() not in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
+        if not is_secret_name(name) and name != MARKER_VARIABLE
     }
+
+
+_kill_group = kill_group
 
 
 class BuiltinTools:
     """Runs the built-in tools inside ``root`` with a per-call ``timeout`` in seconds."""
 
-    def __init__(self, root: Path, *, timeout: float, environ: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        timeout: float,
+        environ: Mapping[str, str] | None = None,
+        sandbox: Sandbox | None = None,
+    ) -> None:
         self.root = Path(os.path.realpath(root))
         self.timeout = timeout
-        self._environ = shell_environment(os.environ if environ is None else environ)
+        self._environ = shell_environment(environment_snapshot() if environ is None else environ)
+        self.sandbox = sandbox or Sandbox(None)
 
     async def run(self, name: str, arguments: Any) -> ToolResult:
         """Run the built-in tool ``name``; bad arguments and confinement errors are failed results."""
@@ -162,7 +178,10 @@ class BuiltinTools:
         try:
             if name == "Bash":
                 return await self.bash(file_tools.text_arg(arguments, "command"))
-            text = await self._in_thread(name, arguments)
+            if name == "Grep":
+                text = await self._grep(arguments)
+            else:
+                text = await self._in_thread(name, arguments)
         except ToolError as exc:
             return ToolResult.failed(f"{name}: {exc}")
         return ToolResult(truncate(text))
@@ -179,16 +198,41 @@ class BuiltinTools:
         except TimeoutError:
             raise ToolError(f"timed out after {self.timeout:g} s") from None
 
+    async def _grep(self, arguments: dict[str, Any]) -> str:
+        """``Grep`` in a child process killed at the tool timeout (a regex may backtrack for hours)."""
+        job = json.dumps({"root": str(self.root), "arguments": arguments}).encode()
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-I", file_tools.__file__,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        try:
+            async with asyncio.timeout(self.timeout):
+                out, _ = await process.communicate(job)
+        except TimeoutError:
+            raise ToolError(
+                f"timed out after {self.timeout:g} s (the tool time limit); simplify the pattern or narrow the path"
+            ) from None
+        finally:
+            _kill_group(process.pid)
+            if process.returncode is None:
+                await process.wait()
+        try:
+            answer = json.loads(out)
+        except ValueError:
+            raise ToolError(f"the search failed (exit code {process.returncode})") from None
+        if not answer.get("ok"):
+            raise ToolError(str(answer.get("text")))
+        return str(answer.get("text"))
+
     async def bash(self, command: str) -> ToolResult:
         """Run ``command`` with ``bash -c`` in the working copy (see the module docstring)."""
-        env = {**self._environ, "PWD": str(self.root)}
+        env, tag = tagged_environment({**self._environ, "PWD": str(self.root)})
         # Output goes to a file, not a pipe: a background job holding a pipe open would keep us
         # reading long after bash itself has exited.
         with tempfile.TemporaryFile() as sink:
             process = await start_session(
-                "bash",
-                "-c",
-                command,
+                *self.sandbox.argv(command, self.root),
                 cwd=self.root,
                 env=env,
                 stdin=subprocess.DEVNULL,
@@ -204,7 +248,7 @@ class BuiltinTools:
                 code = -1
             finally:
                 # Always: on timeout, on cancellation, and after a normal exit (stray jobs).
-                kill_session(process.pid)
+                kill_tagged(tag, group=process.pid)
                 if process.returncode is None:
                     await process.wait()
             sink.seek(0)

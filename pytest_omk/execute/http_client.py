@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 import httpx
 
-from pytest_omk.errors import ConfigError
+from pytest_omk.errors import ConfigError, ExecutionError
 from pytest_omk.execute.http_errors import check_status, json_object, timed_out, transport_error
 
 
@@ -41,14 +41,47 @@ def http_base_url(base_url: str, variable: str) -> httpx.URL:
     return url
 
 
+MAX_COUNT = 10**12
+"""Largest token count believed from a provider (more is a broken or hostile answer)."""
+MAX_RESPONSE_BYTES = 32 * 1024 * 1024
+"""Largest provider response body read (decoded); a larger one is an execution error."""
+
+
 def json_int(value: Any) -> int | None:
-    """``value`` when it is a JSON integer (not a bool), else ``None``."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
+    """``value`` when it is a JSON integer (not a bool), else ``None``.
+
+    A negative count or one beyond :data:`MAX_COUNT` (a 400-digit number) is an
+    :class:`ExecutionError`: it would make the cost negative (and ``cost_max`` pass) or overflow.
+    """
+    if not isinstance(value, int) or isinstance(value, bool):
+        return None
+    if value < 0 or value > MAX_COUNT:
+        shown = str(value) if len(str(value)) <= 20 else f"{str(value)[:20]}... ({len(str(value))} digits)"
+        raise ExecutionError(f"the provider reported an invalid token count {shown} (allowed: 0 to {MAX_COUNT})")
+    return value
 
 
 def json_str(value: Any) -> str | None:
     """``value`` when it is a string, else ``None``."""
     return value if isinstance(value, str) else None
+
+
+async def _capped_post(
+    client: httpx.AsyncClient, target: httpx.URL, body: Mapping[str, Any], headers: Mapping[str, str]
+) -> httpx.Response:
+    """POST and read the answer, refusing a body over :data:`MAX_RESPONSE_BYTES` (decoded) early."""
+    request = client.build_request("POST", target, json=dict(body), headers=dict(headers))
+    response = await client.send(request, stream=True)
+    try:
+        data = bytearray()
+        async for chunk in response.aiter_bytes():
+            data += chunk
+            if len(data) > MAX_RESPONSE_BYTES:
+                raise ExecutionError(f"the provider's response is larger than {MAX_RESPONSE_BYTES} bytes")
+    finally:
+        await response.aclose()
+    kept = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in ("content-encoding", "content-length")]
+    return httpx.Response(response.status_code, headers=kept, content=bytes(data), request=request)
 
 
 class Usage(NamedTuple):
@@ -134,14 +167,14 @@ class JsonApiClient:
             # httpx's timeout bounds each read, not the call: a body trickling in byte by byte
             # would never trip it, so the whole exchange also runs under one deadline.
             async with asyncio.timeout(self.timeout):
-                response = await client.post(target, json=dict(body), headers=dict(headers))
+                response = await _capped_post(client, target, body, headers)
         except TimeoutError:
             raise timed_out(self.provider, self.timeout, target) from None
         except (httpx.TransportError, httpx.DecodingError) as exc:
             raise transport_error(exc, provider=self.provider, timeout=self.timeout, url=target) from exc
         elapsed_ms = (time.perf_counter() - started) * 1000
         check_status(response, provider=self.provider, secrets=self._secrets)
-        return json_object(response, provider=self.provider), elapsed_ms
+        return json_object(response, provider=self.provider, secrets=self._secrets), elapsed_ms
 
     async def aclose(self) -> None:
         """Close the HTTP client (a client opened on another, finished loop is just dropped)."""

@@ -145,12 +145,18 @@ def malformed(provider: str, why: str) -> TransientError:
     return TransientError(f"{provider} API returned a malformed response: {_clip(why)}")
 
 
-def json_object(response: httpx.Response, *, provider: str) -> dict[str, Any]:
-    """The body of a 2xx ``response`` as a JSON object, or a malformed-response error."""
+def json_object(
+    response: httpx.Response, *, provider: str, secrets: Iterable[str | None] = ()
+) -> dict[str, Any]:
+    """The body of a 2xx ``response`` as a JSON object, or a malformed-response error.
+
+    The excerpt shown of a non-JSON body is redacted before it is cut, so a body echoing the key
+    cannot show even a prefix of it.
+    """
     try:
         body = json.loads(response.content)
-    except (ValueError, UnicodeDecodeError):
-        excerpt = response.content[:60].decode("utf-8", "replace")
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        excerpt = redact(response.content[:4096].decode("utf-8", "replace"), secrets)[:60]
         raise malformed(provider, f"not JSON: {excerpt!r}") from None
     if not isinstance(body, dict):
         raise malformed(provider, f"expected a JSON object, got {type(body).__name__}")

@@ -12,8 +12,10 @@ A sample's mocks also reach the command as the reference's script executor passe
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import json
+import math
 import shlex
 from collections.abc import Callable
 from typing import Any
@@ -23,12 +25,20 @@ from pydantic import ValidationError
 from pytest_omk.errors import ExecutionError
 from pytest_omk.execute.mock_channel import MockChannel
 from pytest_omk.execute.protocol import check_answer, check_output, is_protocol
-from pytest_omk.execute.spawn import kill_session, start_session
+from pytest_omk.execute.spawn import start_session
 from pytest_omk.js.text import js_trim
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
+from pytest_omk.proctree import kill_group, kill_tagged, tagged_environment
+from pytest_omk.recordings.scrub import environment_snapshot
 
 _STDERR_LIMIT = 400
+MAX_STDOUT_BYTES = 32 * 1024 * 1024
+"""Largest answer read from an executor command; more is an execution error (the command is killed)."""
+_STDERR_KEPT = 64 * 1024
+MAX_NUMBER = 10**12
+"""Largest token count, turn count or cost believed from a command or callable."""
+_CHECKED_NUMBERS = ("inputTokens", "outputTokens", "costUSD", "latencyMs", "durationApiMs", "numTurns")
 
 
 class EchoExecutor:
@@ -60,10 +70,27 @@ def parse_result(payload: Any, *, source: str) -> ExecutionResult:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
             raise ExecutionError(f"{source} returned an invalid result: {where}: {first['msg']}") from None
+        check_numbers(result, source)
         return result if "numTurns" in payload else result.model_copy(update={"numTurns": 1})
     raise ExecutionError(
         f"{source} returned {type(payload).__name__}; expected a str, a dict or an ExecutionResult"
     )
+
+
+def check_numbers(result: ExecutionResult, source: str) -> None:
+    """Counts and costs are finite, non-negative and below :data:`MAX_NUMBER`, else an execution error.
+
+    A negative cost would make ``cost_max`` pass; a 400-digit token count would overflow later.
+    """
+    for name in _CHECKED_NUMBERS:
+        value = getattr(result, name)
+        if value is None:
+            continue
+        # Range first: math.isfinite of a 400-digit int would overflow.
+        if value < 0 or value > MAX_NUMBER or not math.isfinite(value):
+            text = str(value)
+            shown = text if len(text) <= 20 else f"{text[:20]}... ({len(text)} digits)"
+            raise ExecutionError(f"{source} returned an invalid {name}: {shown} (allowed: 0 to {MAX_NUMBER})")
 
 
 class CommandExecutor:
@@ -76,6 +103,10 @@ class CommandExecutor:
         self.timeout = timeout
         self.supports_mocks = supports_mocks
         self.id = "command:" + " ".join(self.argv)
+        # Read here, on the thread that builds executors, not on the loop's thread per call.
+        self._environ = environment_snapshot()
+        self._live: dict[str, int] = {}
+        """Marker -> process group of each command running now (``aclose`` kills what is left)."""
 
     async def execute(self, request: ExecutionRequest) -> ExecutionResult:
         stdin = json.dumps(
@@ -99,7 +130,8 @@ class CommandExecutor:
             result = result.model_copy(update={"mockStats": stats})
         return result
 
-    async def _run(self, stdin: bytes, request: ExecutionRequest, env: dict[str, str] | None) -> bytes:
+    async def _run(self, stdin: bytes, request: ExecutionRequest, extra_env: dict[str, str]) -> bytes:
+        env, tag = tagged_environment({**self._environ, **extra_env})
         try:
             # A session of its own, so that a timeout or a cancellation can end the whole group.
             proc = await start_session(
@@ -112,21 +144,74 @@ class CommandExecutor:
             )
         except OSError as exc:
             raise ExecutionError(f"cannot start executor command {self.argv[0]!r}: {exc.strerror}") from None
+        self._live[tag] = proc.pid
         try:
-            out, err = await asyncio.wait_for(proc.communicate(stdin), self.timeout)
-        except (TimeoutError, asyncio.CancelledError) as exc:
-            kill_session(proc.pid)
-            await proc.wait()
-            if isinstance(exc, asyncio.CancelledError):
-                raise
+            async with asyncio.timeout(self.timeout):
+                out, err = await _exchange(proc, stdin)
+        except TimeoutError:
+            # Not retried (an ExecutionError): the same command would time out again.
             raise ExecutionError(f"executor command timed out after {self.timeout:g}s") from None
+        except asyncio.CancelledError:
+            # Interrupted: the group dies now (cheap); the /proc scan for children that left it is
+            # left to aclose, which the run's shutdown awaits, so the loop stays free to cancel
+            # the other calls.
+            kill_group(proc.pid)
+            raise
+        finally:
+            if tag in self._live and not _cancelling():
+                # Before waiting: a child that left the group (setsid) and holds stdout open
+                # would otherwise keep the exchange, and asyncio's wait(), going forever.
+                kill_tagged(tag, group=proc.pid)
+                del self._live[tag]
         if proc.returncode != 0:
             detail = err.decode(errors="replace").strip()[-_STDERR_LIMIT:]
             raise ExecutionError(detail or f"executor exited with code {proc.returncode}")
         return out
 
     async def aclose(self) -> None:
-        return None
+        """Kill every command still running or interrupted, children that left its group included."""
+        live, self._live = self._live, {}
+        for group in live.values():
+            kill_group(group)
+        if live:
+            kill_tagged(live.keys())
+
+
+def _cancelling() -> bool:
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
+
+
+async def _exchange(proc: asyncio.subprocess.Process, stdin: bytes) -> tuple[bytes, bytes]:
+    """Send ``stdin``, read stdout (capped) and the tail of stderr until both close, then wait."""
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+
+    async def feed(stream: asyncio.StreamWriter) -> None:
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            stream.write(stdin)
+            await stream.drain()
+        stream.close()
+
+    async def read(stream: asyncio.StreamReader, limit: int, keep_tail: bool) -> bytes:
+        data = bytearray()
+        while chunk := await stream.read(65536):
+            data += chunk
+            if len(data) > limit:
+                if not keep_tail:
+                    raise ExecutionError(f"the executor command printed more than {limit} bytes")
+                del data[:-limit]
+        return bytes(data)
+
+    out = asyncio.ensure_future(read(proc.stdout, MAX_STDOUT_BYTES, False))
+    err = asyncio.ensure_future(read(proc.stderr, _STDERR_KEPT, True))
+    fed = asyncio.ensure_future(feed(proc.stdin))
+    try:
+        await asyncio.gather(out, err, fed)
+    finally:
+        for task in (out, err, fed):
+            task.cancel()
+    await proc.wait()
+    return out.result(), err.result()
 
 
 def _parse_stdout(text: str) -> ExecutionResult:

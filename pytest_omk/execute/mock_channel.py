@@ -11,7 +11,6 @@ folder is removed afterwards.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -30,11 +29,11 @@ class MockChannel:
     folder: Path | None
 
     @property
-    def env(self) -> dict[str, str] | None:
-        """The command's environment: ours plus ``OMK_MOCKS_FILE`` (``None``: inherit as is)."""
+    def env(self) -> dict[str, str]:
+        """What the command's environment gains: ``OMK_MOCKS_FILE`` when there are mocks."""
         if self.folder is None:
-            return None
-        return {**os.environ, "OMK_MOCKS_FILE": str(self.folder / "mocks.json")}
+            return {}
+        return {"OMK_MOCKS_FILE": str(self.folder / "mocks.json")}
 
     def stats(self) -> MockStats | None:
         """What the hook recorded (no file: no hit yet), or ``None`` without mocks."""

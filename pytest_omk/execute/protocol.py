@@ -38,18 +38,27 @@ def _amount(value: object) -> bool:
     """A non-negative finite JSON number (booleans are not numbers in JavaScript)."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         return False
+    if isinstance(value, int):  # a 400-digit integer has no float (math.isfinite would overflow)
+        return value >= 0
     return math.isfinite(value) and value >= 0
+
+
+def _shown(value: object) -> str:
+    """``value`` as the message shows it: a huge number is cut (its length still said)."""
+    text = repr(value)
+    return text if len(text) <= 24 else f"{text[:20]}... ({len(text)} characters)"
 
 
 def _count_error(data: dict[str, Any]) -> str | None:
     for key in COUNTS:
         value: Any = data.get(key)
-        if key in data and not (_amount(value) and float(value).is_integer() and float(value) <= MAX_SAFE):
-            return f'"{key}" must be a non-negative whole number, got {value!r}'
+        whole = _amount(value) and value <= MAX_SAFE and (isinstance(value, int) or float(value).is_integer())
+        if key in data and not whole:
+            return f'"{key}" must be a non-negative whole number, got {_shown(value)}'
     for key in AMOUNTS:
         value = data.get(key)
         if key in data and not _amount(value):
-            return f'"{key}" must be a non-negative finite number, got {value!r}'
+            return f'"{key}" must be a non-negative finite number, got {_shown(value)}'
     return None
 
 

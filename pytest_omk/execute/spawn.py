@@ -12,15 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
-import signal
 from typing import Any
 
-
-def kill_session(pid: int) -> None:
-    """SIGKILL the process group led by ``pid`` (a session leader we started); gone is fine."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
+from pytest_omk.proctree import kill_group
 
 
 async def start_session(program: str, *args: str, **kwargs: Any) -> asyncio.subprocess.Process:
@@ -32,6 +26,6 @@ async def start_session(program: str, *args: str, **kwargs: Any) -> asyncio.subp
         # The start itself takes milliseconds; let it finish, then end the whole session.
         with contextlib.suppress(Exception):
             process = await starting
-            kill_session(process.pid)
+            kill_group(process.pid)
             await process.wait()
         raise

@@ -1,10 +1,12 @@
 """The ``custom`` grader: run a user-written check module on the output.
 
-``fn`` is a path relative to the sample file's directory (``GradeContext.base_dir``):
+``fn`` is a path relative to the sample file's directory (``GradeContext.base_dir``), and must stay
+inside that directory tree (symbolic links resolved):
 
 * a ``.py`` file defining ``check(output, context)`` (plain or ``async``) that returns a bool or
-  ``{"pass": bool, "message": str}``. It is loaded afresh on every call and run in a daemon worker
-  thread, so a hung check cannot block the session past its timeout or at exit;
+  ``{"pass": bool, "message": str}``. It runs in a Python process of its own (``py_runner.py``),
+  so ``os._exit``, ``sys.exit``, a crash or a hang fail that assertion and never end or hang
+  pytest; a timeout kills the process group;
 * a ``.js`` / ``.mjs`` / ``.cjs`` module run with Node (``node`` on PATH) through
   ``node_runner.mjs``; as upstream, its default export (else a named ``check``) is called as
   ``fn(output, {sample, assertion})`` and must return (or resolve to) ``{pass: boolean, message?}``.
@@ -17,16 +19,13 @@ invalid result) is an error reading: a failure that ``not: true`` never turns in
 
 from __future__ import annotations
 
-import asyncio
-import importlib.util
-import inspect
+import contextlib
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
-import threading
-import uuid
-from collections.abc import Callable
 from importlib.resources import as_file, files
 from pathlib import Path
 from typing import Any
@@ -46,50 +45,60 @@ class CheckError(Exception):
     """The check could not produce a valid reading."""
 
 
-def _load_check(path: Path) -> Callable[..., Any]:
-    name = f"_omk_custom_check_{uuid.uuid4().hex}"
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise CheckError(f"cannot load {path} as a Python module")
-    module = importlib.util.module_from_spec(spec)
-    # Registered only while it executes: dataclasses and typing look the module up by name.
-    sys.modules[name] = module
+def _run_python(path: Path, output: str, context: dict[str, Any], timeout: float, cwd: Path) -> Any:
+    """Run ``path``'s ``check`` in a child Python process (``py_runner.py``); CheckError on any problem.
+
+    A check that calls ``os._exit``, ``sys.exit``, crashes or hangs ends only that process: the
+    timeout kills its whole process group, and pytest goes on to write its reports.
+    """
+    request = json.dumps({"module": str(path), "output": output, "context": context})
+    # The check sees the modules pytest sees (the project, its conftest's packages).
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    runner = Path(__file__).with_name("py_runner.py")
+    done = _run_child([sys.executable, str(runner)], request, timeout, cwd, env)
+    at = done.rfind(RESULT_MARKER)
+    if at < 0:
+        raise CheckError("the check's process ended without a result (it exited or crashed)")
     try:
-        spec.loader.exec_module(module)
-    finally:
-        sys.modules.pop(name, None)
-    check = getattr(module, "check", None)
-    if not callable(check):
-        raise CheckError("the module must define check(output, context)")
-    return check  # type: ignore[no-any-return]
+        outcome = json.loads(done[at + len(RESULT_MARKER) :].split("\n", 1)[0])
+    except ValueError:
+        raise CheckError("the check's process printed an unreadable result") from None
+    if "error" in outcome:
+        raise CheckError(str(outcome["error"]))
+    if "invalid" in outcome:
+        return _Invalid(str(outcome["invalid"]))
+    return outcome.get("result")
 
 
-async def _awaited(awaitable: Any) -> Any:
-    return await awaitable
+class _Invalid:
+    """A check result that is neither a bool nor ``{"pass": bool}`` (shown by its repr)."""
+
+    def __init__(self, shown: str) -> None:
+        self.shown = shown
+
+    def __repr__(self) -> str:
+        return self.shown
 
 
-def _run_python(path: Path, output: str, context: dict[str, Any], timeout: float) -> Any:
-    """Load ``path`` and call its ``check`` in a worker thread; raise CheckError on any problem."""
-    box: dict[str, Any] = {}
-
-    def work() -> None:
+def _run_child(argv: list[str], stdin: str, timeout: float, cwd: Path, env: dict[str, str]) -> str:
+    """Run ``argv`` in a session of its own; its stdout, or CheckError when it outlived ``timeout``."""
+    with subprocess.Popen(
+        argv,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=cwd if cwd.is_dir() else None,
+        env=env,
+        start_new_session=True,
+    ) as process:
         try:
-            result = _load_check(path)(output, context)
-            box["result"] = asyncio.run(_awaited(result)) if inspect.isawaitable(result) else result
-        except BaseException as exc:  # report anything the user's code raises, SystemExit included
-            box["error"] = exc
-
-    worker = threading.Thread(target=work, name=f"omk-custom:{path.name}", daemon=True)
-    worker.start()
-    worker.join(timeout)
-    if worker.is_alive():
-        raise CheckError(f"timed out after {timeout:g} s")
-    if "error" in box:
-        exc = box["error"]
-        if isinstance(exc, CheckError):
-            raise exc
-        raise CheckError(f"raised {type(exc).__name__}: {exc}")
-    return box.get("result")
+            out, _ = process.communicate(stdin.encode("utf-8"), timeout=timeout)
+        except subprocess.TimeoutExpired:
+            raise CheckError(f"timed out after {timeout:g} s (its process was killed)") from None
+        finally:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(process.pid, signal.SIGKILL)
+    return out[: 4 * 1024 * 1024].decode("utf-8", "replace")
 
 
 def _run_node(path: Path, output: str, context: dict[str, Any], timeout: float, cwd: Path) -> Any:
@@ -151,6 +160,9 @@ def interpret(fn: str, result: Any, *, allow_bool: bool) -> Reading:
 
 def _custom(a: Custom, ctx: GradeContext) -> Reading:
     path = (ctx.base_dir / a.fn).resolve()
+    base = ctx.base_dir.resolve()
+    if path != base and base not in path.parents:
+        return Reading.error(f"custom check {a.fn!r}: the path leads outside the sample file's directory {base}")
     if not path.is_file():
         return Reading.error(f"custom check {a.fn!r}: file not found: {path}")
     context = {
@@ -161,7 +173,7 @@ def _custom(a: Custom, ctx: GradeContext) -> Reading:
     try:
         if suffix == ".py":
             return interpret(
-                a.fn, _run_python(path, ctx.output, context, ctx.custom_timeout), allow_bool=True
+                a.fn, _run_python(path, ctx.output, context, ctx.custom_timeout, ctx.base_dir), allow_bool=True
             )
         if suffix in NODE_SUFFIXES:
             result = _run_node(path, ctx.output, context, ctx.custom_timeout, ctx.base_dir)

@@ -14,6 +14,7 @@ could tell the judge what answer is hoped for.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -86,6 +87,7 @@ class LLMJudge:
         model: str | None,
         threshold: float,
         repeat: int = 1,
+        failure: str = "error",
     ) -> None:
         if repeat < 1:
             raise ValueError(f"repeat must be >= 1, got {repeat}")
@@ -96,6 +98,9 @@ class LLMJudge:
         """A rubric dimension passes when its (mean) score is at least this."""
         self.repeat = repeat
         """Judge calls per rubric dimension; their valid scores are averaged."""
+        self.failure = failure
+        """``error``: a reply still unusable after one re-ask is a :class:`JudgeError` naming what it
+        scored (the sample errors, never passes); ``skip``/``missing``: it is missing evidence."""
 
     # --- planning -------------------------------------------------------------------------------
 
@@ -163,25 +168,11 @@ class LLMJudge:
     async def judge(
         self, plan: SamplePlan, resolved: ResolvedText, execution: ExecutionResult
     ) -> JudgeOutcome:
-        """Score the sample; a provider failure after retries raises :class:`JudgeError`."""
+        """Score the sample; a provider failure after retries raises :class:`JudgeError`, and so
+        does (under ``failure=error``) a reply still unusable after one re-ask."""
         jobs, settled = self.plan_jobs(plan, resolved, execution)
-        # Let every call finish even if one fails: the answers that did come back are recorded and
-        # replay on the next run, so a flaky provider does not cost the whole sample's calls again.
-        results = await asyncio.gather(*(self._ask(plan, job) for job in jobs), return_exceptions=True)
-        answers: list[ExecutionResult] = []
-        failures: list[tuple[_Job, ExecutionError]] = []
-        for job, result in zip(jobs, results, strict=True):
-            if isinstance(result, ExecutionError):
-                failures.append((job, result))
-            elif isinstance(result, BaseException):
-                raise result
-            else:
-                answers.append(result)
-        if failures:
-            job, error = failures[0]
-            others = f" ({len(failures) - 1} other judge calls failed too)" if len(failures) > 1 else ""
-            raise JudgeError(f"the judge call for {job.label} failed: {error}{others}") from error
-
+        answers = await self._answers(plan, jobs)
+        answers = await self._reask(plan, jobs, answers)
         rubric_replies: dict[str, list[JudgeReply | str]] = {}
         assertions: dict[int, Reading] = dict(settled)
         for job, answer in zip(jobs, answers, strict=True):
@@ -198,6 +189,7 @@ class LLMJudge:
             rubric[name], replicates[name], sd = self._dimension(replies)
             if sd is not None:
                 spreads[name] = sd
+        self._check_judged(jobs, rubric, assertions)
         return LLMJudgeOutcome(
             assertions=dict(sorted(assertions.items())),
             rubric=rubric,
@@ -206,6 +198,63 @@ class LLMJudge:
             replicates=replicates,
             sd=spreads,
         )
+
+    async def _answers(self, plan: SamplePlan, jobs: Sequence[_Job]) -> list[ExecutionResult]:
+        """Every job's answer; a provider failure (after retries) is a :class:`JudgeError`."""
+        # Let every call finish even if one fails: the answers that did come back are recorded and
+        # replay on the next run, so a flaky provider does not cost the whole sample's calls again.
+        results = await asyncio.gather(*(self._ask(plan, job) for job in jobs), return_exceptions=True)
+        answers: list[ExecutionResult] = []
+        failures: list[tuple[_Job, ExecutionError]] = []
+        for job, result in zip(jobs, results, strict=True):
+            if isinstance(result, ExecutionError):
+                failures.append((job, result))
+            elif isinstance(result, BaseException):
+                raise result
+            else:
+                answers.append(result)
+        if failures:
+            job, error = failures[0]
+            others = f" ({len(failures) - 1} other judge calls failed too)" if len(failures) > 1 else ""
+            raise JudgeError(f"the judge call for {job.label} failed: {error}{others}") from error
+        return answers
+
+    async def _reask(
+        self, plan: SamplePlan, jobs: Sequence[_Job], answers: list[ExecutionResult]
+    ) -> list[ExecutionResult]:
+        """Ask once more where a reply was unusable (``failure=error`` only); the new reply counts."""
+        if self.failure != "error":
+            return answers
+        bad = [_unusable(job, answer.output) for job, answer in zip(jobs, answers, strict=True)]
+        # A dimension with one usable replicate is scored from it; only a key with none is re-asked.
+        hopeless = {job.key for job in jobs} - {job.key for job, b in zip(jobs, bad, strict=True) if not b}
+        redo = [next(i for i, job in enumerate(jobs) if job.key == key) for key in hopeless]
+        if not redo:
+            return answers
+        # A replicate number past the planned ones: its own recording, the same prompt.
+        again = [dataclasses.replace(jobs[i], replicate=jobs[i].replicate + self.repeat) for i in redo]
+        fresh = await self._answers(plan, again)
+        merged = list(answers)
+        for index, answer in zip(redo, fresh, strict=True):
+            merged[index] = answer
+        return merged
+
+    def _check_judged(
+        self, jobs: Sequence[_Job], rubric: Mapping[str, Reading], assertions: Mapping[int, Reading]
+    ) -> None:
+        """Under ``failure=error``, a dimension or judged assertion left unscored errors the sample."""
+        if self.failure != "error":
+            return
+        labels = {job.key: job.label for job in jobs}
+        broken = [(labels[k], r) for k, r in rubric.items() if r.status == "missing"]
+        broken += [(labels[k], r) for k, r in assertions.items() if k in labels and r.status == "missing"]
+        if broken:
+            label, reading = broken[0]
+            others = f" ({len(broken) - 1} more unscored)" if len(broken) > 1 else ""
+            raise JudgeError(
+                f"the judge could not score {label}: {reading.message}{others} "
+                "(ini omk_judge_failure = skip treats this as missing evidence)"
+            )
 
     # --- readings -------------------------------------------------------------------------------
 
@@ -248,3 +297,9 @@ class LLMJudge:
             return Reading.missing(f"{kind}: {reply}")
         message = f"judge score {reply.score} (threshold {js_number(threshold)}): {reply.reason}"
         return self._passes(float(reply.score), threshold, message)
+
+
+def _unusable(job: _Job, output: str) -> bool:
+    """Whether a judge reply cannot be read as a score."""
+    reply = parse_rubric_reply(output) if isinstance(job.key, str) else parse_assertion_reply(output)
+    return isinstance(reply, str)

@@ -25,6 +25,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+# The secret rules live in the one scrubber; these names stay importable from here.
+from pytest_omk.recordings.scrub import MIN_SECRET_LENGTH as MIN_SECRET_LENGTH
+from pytest_omk.recordings.scrub import REDACTED as REDACTED
+from pytest_omk.recordings.scrub import SECRET_ENV_NAMES as SECRET_ENV_NAMES
+from pytest_omk.recordings.scrub import SECRET_ENV_SUFFIXES as SECRET_ENV_SUFFIXES
+from pytest_omk.recordings.scrub import SENSITIVE_KEYS as SENSITIVE_KEYS
+from pytest_omk.recordings.scrub import secrets_from_env as secrets_from_env
+
 FORMAT = "pytest-omk.recording/v1"
 """Stored in every file and hashed into every key: a new format never replays an old file."""
 

@@ -38,7 +38,7 @@ from pytest_omk.recordings.files import (
 )
 from pytest_omk.recordings.index import RecordingIndex
 from pytest_omk.recordings.modes import RECORD_MODES, RecordMode
-from pytest_omk.recordings.secrets import Redactor, environment_snapshot, secrets_from_env
+from pytest_omk.recordings.scrub import Scrubber, environment_snapshot, secrets_from_env
 
 
 class RecordingStore:
@@ -66,7 +66,9 @@ class RecordingStore:
         # The environment's secrets are read once, here, not at every write: pytest's main thread
         # sets and deletes PYTEST_CURRENT_TEST while calls are recorded on the loop's thread, and
         # iterating os.environ meanwhile raises KeyError.
-        self._secrets = (*secrets, *secrets_from_env(environment_snapshot()))
+        self.environment = environment_snapshot()
+        """The environment as it was when the store was made (the session's scrubber reuses it)."""
+        self._secrets = (*secrets, *secrets_from_env(self.environment))
         self._warn_callback = warn
         self._lock = threading.Lock()
         self._index = RecordingIndex(self.directory) if self.directory is not None else None
@@ -209,10 +211,10 @@ class RecordingStore:
 
     # -- internals ----------------------------------------------------------------------------
 
-    def _redactor(self) -> Redactor:
-        return Redactor(self._secrets)
+    def _redactor(self) -> Scrubber:
+        return Scrubber(self._secrets)
 
-    def _path(self, kind: str, key: str, label: str, redactor: Redactor) -> Path:
+    def _path(self, kind: str, key: str, label: str, redactor: Scrubber) -> Path:
         assert self.directory is not None
         # The label is scrubbed too: a sample id is user text and becomes a file name.
         return shard_dir(self.directory, kind, key) / file_name(redactor.text(label), key)

@@ -17,7 +17,7 @@ from pytest_omk.compare.baseline import load_baseline, regression_message
 from pytest_omk.compare.render import comparison_lines
 from pytest_omk.compat import junit_xml
 from pytest_omk.errors import ConfigError
-from pytest_omk.recordings.secrets import secrets_from_env
+from pytest_omk.recordings.scrub import secrets_from_env
 from pytest_omk.report.json_report import build_report
 from pytest_omk.report.outputs import ReportTargets, write_reports
 from pytest_omk.report.terminal import render_summary, summarize
@@ -46,6 +46,8 @@ class RecordCollector:
         self.regression: str | None = None
         """The regression gate's message when ``--omk-fail-on-regression`` tripped."""
         self.written: list[str] = []
+        self.extra_secrets: tuple[str, ...] = ()
+        """Secrets beyond the environment's (MCP tokens), scrubbed from the reports too."""
         """One line per HTML/Markdown report written (or not writable), shown after the scores."""
         if settings.baseline:
             # Read now, so an unusable baseline is a usage error before any model is called.
@@ -120,7 +122,7 @@ class RecordCollector:
         targets = ReportTargets.from_options(settings.report, settings.html, settings.markdown, os.environ, self._path)
         if targets.wanted:
             document = build_report(rows, totals, settings, analysis)
-            self.written = write_reports(document, targets, secrets_from_env(os.environ))
+            self.written = write_reports(document, targets, {*secrets_from_env(os.environ), *self.extra_secrets})
 
     def _junit_suite_properties(self, totals: dict[str, Any]) -> None:
         xml = junit_xml(self.config)

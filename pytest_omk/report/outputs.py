@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_omk.recordings.secrets import Redactor
+from pytest_omk.recordings.scrub import Scrubber
 from pytest_omk.report.html import render_html
 from pytest_omk.report.markdown import render_markdown
 
@@ -51,7 +51,7 @@ class ReportTargets:
 
 def write_reports(document: Mapping[str, Any], targets: ReportTargets, secrets: Iterable[str]) -> list[str]:
     """Render and write every wanted report; returns one line per report written or failed."""
-    clean: dict[str, Any] = Redactor(secrets).data(document)
+    clean: dict[str, Any] = Scrubber(secrets).data(document)
     lines: list[str] = []
     jobs: list[tuple[str, Path | None, Callable[[], str], bool]] = [
         ("JSON report", targets.json, lambda: json.dumps(clean, indent=2, ensure_ascii=False) + "\n", False),

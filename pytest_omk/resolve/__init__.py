@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_omk.errors import ReplayMissError, ResolveError
 from pytest_omk.mcp_servers import find_mcp_config
 from pytest_omk.models.run import ResolvedText, SamplePlan
-from pytest_omk.recordings.secrets import secrets_from_env
+from pytest_omk.recordings.scrub import secrets_from_env
 from pytest_omk.resolve.mcp_config import McpError, McpServerConfig, load_config, select_server
 from pytest_omk.resolve.mcp_resolver import McpResolver
 from pytest_omk.resolve.safe_http import DnsResolver, FetchError, SafeHttpFetcher

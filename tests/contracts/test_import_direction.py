@@ -16,14 +16,14 @@ import pytest_omk
 PACKAGE = Path(pytest_omk.__file__).parent
 # Bottom to top; a module belongs to the layer of its longest listed prefix (docs/architecture.md).
 LAYERS = [
-    ("pytest_omk", "errors", "js"),
+    ("pytest_omk", "errors", "js", "proctree"),
     ("models", "converters", "shard", "mcp_servers", "requires", "xdist_prefetch"),
     ("recordings",),
     ("loading", "execute", "agent", "grade", "compare"),
     ("runtime", "resolve", "judge"),
     ("pipeline", "settings", "report", "schema", "__main__"),
     # The pytest layer, bottom to top: only it may import pytest.
-    ("options", "compat", "hookspecs", "planning", "wiring"),
+    ("options", "compat", "hookspecs", "planning", "wiring", "safety"),
     ("collect",),
     ("report.subtests", "report.repeated", "report.collector"),
     ("session",),

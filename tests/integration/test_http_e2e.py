@@ -115,7 +115,8 @@ def test_an_invalid_judge_reply_is_missing_evidence_not_a_score(
     write_samples(pytester, "eval-samples.json", RUBRIC_DOC)
     llm.add_rule("Explains the attack precisely", reply, system=RUBRIC_SYSTEM)
     script_rubric(llm)
-    result = omk_run("--omk-executor", "openai", "--omk-judge", "openai", "--omk-report", "r.json", "-v")
+    result = omk_run("--omk-executor", "openai", "--omk-judge", "openai", "--omk-report", "r.json", "-v",
+                     "--omk-judge-failure=skip")
     result.stdout.fnmatch_lines(["*SUBSKIPPED*rubric: accuracy*"])
     graded = report_samples(load_report(pytester.path / "r.json"))["graded"]
     accuracy = graded["rubric"]["accuracy"]
@@ -125,6 +126,20 @@ def test_an_invalid_judge_reply_is_missing_evidence_not_a_score(
     assert graded["scores"]["judge"] is None
     assert graded["scores"]["composite"] == 3.0
     assert graded["outcome"] == "failed"  # failed by max_length, not by the judge
+
+
+def test_an_invalid_judge_reply_errors_the_sample_by_default(
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
+) -> None:
+    # Never PASSED on an unjudged rubric: re-asked once, then the sample errors naming the dimension.
+    write_samples(pytester, "eval-samples.json", RUBRIC_DOC)
+    llm.add_rule("Explains the attack precisely", "not json at all", system=RUBRIC_SYSTEM)
+    script_rubric(llm)
+    result = omk_run("--omk-executor", "openai", "--omk-judge", "openai", "--omk-report", "r.json")
+    result.stdout.fnmatch_lines(["*could not score rubric dimension 'accuracy': judge reply is not JSON*"])
+    graded = report_samples(load_report(pytester.path / "r.json"))["graded"]
+    assert graded["outcome"] == "error"
+    assert len([c for c in judge_requests(llm) if "Explains the attack precisely" in c.user]) == 2
 
 
 def test_record_then_replay_with_the_server_gone(

@@ -11,7 +11,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from pytest_omk.grade import GradeContext, grade_sample, score_sample
+from pytest_omk.grade.base import GradeContext
+from pytest_omk.grade.registry import grade_sample
+from pytest_omk.grade.scoring import score_sample
 from pytest_omk.js.v8 import JsEngine
 from pytest_omk.models import Sample
 from pytest_omk.models.results import ExecutionResult

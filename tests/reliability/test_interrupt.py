@@ -184,15 +184,28 @@ def test_ctrl_c_during_sleeping_commands(run_dir: Path, env: dict[str, str], wor
 
 
 def test_ctrl_c_during_an_agent_bash_tool(run_dir: Path, fake_llm: FakeLLM, env: dict[str, str]) -> None:
-    pids = run_dir / "agent-pids.txt"
-    command = sleep_and_note_pids(pids)
+    # Bash may run sandboxed (no writes outside its copy, pids of its own namespace), so its sleeps
+    # are found by the marker every process of the run inherits, under their host pids.
+    command = f"{SLEEP} & setsid {SLEEP} & wait"
     fake_llm.script(default="done")
     # Every sample's first turn runs the command (the interrupt comes long before it ends).
     fake_llm.add_rule(prompt="Question", reply={"tool_calls": [{"name": "Bash", "arguments": {"command": command}}]})
     write_samples_file(run_dir, samples(3))
     args = ["--omk-executor=agent", "--omk-judge=none", "--omk-agent-tool-timeout=600", "--omk-timeout=600",
             "--omk-recordings=recs", "--omk-record-mode=new_episodes", "-p", "no:cacheprovider"]
-    interrupt_once_started(args, run_dir, env, pids, 6)
+    with pytest_process(args, cwd=run_dir, env=env, logs=run_dir / "logs") as run:
+
+        def sleeps() -> list[int]:
+            return [pid for pid, line in marked_processes(run.mark).items() if line == SLEEP]
+
+        # The agent runs its samples' tools one sample at a time per worker: at least one Bash
+        # (two sleeps, one of them in a session of its own) is running.
+        assert wait_until(lambda: len(sleeps()) >= 2, timeout=60), run.output()
+        started = sleeps()
+        exited = interrupt(run)
+        assert_clean_stop(run, exited, run_dir / "recs")
+    assert not [pid for pid in started if pid_alive(pid)]
+    assert audit_recordings(run_dir / "recs").documents == []
 
 
 # --- an MCP server started for URL resolution ------------------------------------------------------

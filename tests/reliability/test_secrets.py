@@ -182,3 +182,54 @@ def test_a_configured_secret_in_a_prompt_is_scrubbed_from_recordings(
     replayed = report_samples(load_report(pytester.path / "replay.json"))["rotate"]
     assert replayed["execution"]["output"] == "Done: the key [REDACTED] is now rotated."
     assert key not in replay.stdout.str()
+
+
+def test_no_secret_reaches_the_agent_its_model_or_any_sink(
+    pytester: pytest.Pytester, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The agent paths: Bash (``env``, every readable ``/proc/*/environ``, the base URL), a mock's
+    ``return_file`` aimed at the process environment, tool outputs in the trace and the report."""
+    openai_key, url_password = sentinel("sk-openai"), sentinel("pw")
+    access_key, service_key = sentinel("aws"), sentinel("svc")
+    forbidden = {"OPENAI_API_KEY": openai_key, "base URL password": url_password,
+                 "AWS_SECRET_ACCESS_KEY": access_key, "MY_SERVICE_KEY": service_key}
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.openai_base_url.replace("http://", f"http://omkuser:{url_password}@"))
+    monkeypatch.setenv("OPENAI_API_KEY", openai_key)
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", access_key)
+    monkeypatch.setenv("MY_SERVICE_KEY", service_key)
+    fake_llm.script(default="Nothing found.")
+    snoop = "env; echo URL=$OPENAI_BASE_URL; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'; echo done"
+    fake_llm.add_rule(prompt="Snoop with bash", replies=[
+        {"tool_calls": [{"name": "Bash", "arguments": {"command": snoop}}]}, "Nothing found."])
+    fake_llm.add_rule(prompt="Snoop with a mock", replies=[
+        {"tool_calls": [{"name": "Read", "arguments": {"file_path": "env"}}]}, "Nothing found."])
+    write_samples(pytester, "eval-samples.json", {
+        "schemaVersion": "omk.eval-sample-set/v2",
+        "samples": [
+            {"sample_id": "bash", "prompt": "Snoop with bash.", "assertions": [{"type": "tools_called", "values": ["Bash"]}]},
+            {"sample_id": "mock", "prompt": "Snoop with a mock.",
+             "mocks": [{"tool": "Read", "return_file": "/proc/self/environ"}],
+             "assertions": [{"type": "tools_called", "values": ["Read"]}]},
+        ],
+    })
+    before = files_under(pytester.path)
+    result = pytester.runpytest_subprocess(
+        "-p", "no:hypothesispytest", "-p", "no:anyio", "-v", "-rA", "--omk-executor=agent", "--omk-judge=none",
+        "--omk-record-mode=new_episodes", "--omk-retries=0", "--omk-report=omk-report.json", "--junitxml=junit.xml",
+    )
+    samples = report_samples(load_report(pytester.path / "omk-report.json"))
+    assert {k: v["outcome"] for k, v in samples.items()} == {"bash": "passed", "mock": "passed"}, result.stdout.str()
+    bash_output = samples["bash"]["execution"]["toolCalls"][0]["output"]
+    assert "done" in bash_output and "URL=http://127.0.0.1" in bash_output
+    assert "outside the sample's directory" in samples["mock"]["execution"]["toolCalls"][0]["output"]
+
+    # Not sent to the model (every request body, tool results included) ...
+    sent = json.dumps([r.body for r in fake_llm.requests])
+    leaks = [f"{name} sent to the model" for name, value in forbidden.items() if value in sent]
+    # ... and not written anywhere, nor printed.
+    written = {p: data for p, data in files_under(pytester.path).items() if before.get(p) != data}
+    leaks += [f"{name} in {path.relative_to(pytester.path)}" for path, data in written.items()
+              for name, value in forbidden.items() if value.encode() in data]
+    streams = {"stdout": result.stdout.str(), "stderr": result.stderr.str()}
+    leaks += [f"{name} in {stream}" for stream, text in streams.items() for name, value in forbidden.items() if value in text]
+    assert not leaks, leaks

@@ -214,31 +214,46 @@ def test_output_is_truncated_with_a_note(root: Path) -> None:
 def test_working_copy_is_a_fresh_copy_removed_afterwards(root: Path) -> None:
     (root / "abs_link").symlink_to(root / "README.md")
     (root / "rel_link").symlink_to("src/util.py")
-    with working_copy(root) as copy:
-        assert copy != root and copy.name == "work"
-        assert (copy / "src" / "pkg" / "app.py").read_text(encoding="utf-8").startswith("import os")
-        # An absolute link into the original now points into the copy; relative links stay.
-        assert os.readlink(copy / "abs_link") == str(copy / "README.md")
-        assert os.readlink(copy / "rel_link") == "src/util.py"
-        (copy / "README.md").write_text("changed", encoding="utf-8")
-        (copy / "ro").mkdir()
-        (copy / "ro" / "f").write_text("x", encoding="utf-8")
-        (copy / "ro").chmod(0o500)
-        holder = copy.parent
+
+    async def body() -> Path:
+        async with working_copy(root) as copy:
+            assert copy != root and copy.name == "work"
+            assert (copy / "src" / "pkg" / "app.py").read_text(encoding="utf-8").startswith("import os")
+            # An absolute link into the original now points into the copy; relative links stay.
+            assert os.readlink(copy / "abs_link") == str(copy / "README.md")
+            assert os.readlink(copy / "rel_link") == "src/util.py"
+            (copy / "README.md").write_text("changed", encoding="utf-8")
+            (copy / "ro").mkdir()
+            (copy / "ro" / "f").write_text("x", encoding="utf-8")
+            (copy / "ro").chmod(0o500)
+            return copy.parent
+
+    holder = asyncio.run(body())
     assert not holder.exists()
     assert (root / "README.md").read_text(encoding="utf-8") == "# Title\nhello there\n"
 
 
 def test_working_copy_is_removed_after_an_error(tmp_path: Path) -> None:
-    with pytest.raises(RuntimeError), working_copy(None) as copy:
-        assert list(copy.iterdir()) == []
-        raise RuntimeError("boom")
-    assert not copy.parent.exists()
+    seen: list[Path] = []
+
+    async def body() -> None:
+        async with working_copy(None) as copy:
+            seen.append(copy)
+            assert list(copy.iterdir()) == []
+            raise RuntimeError("boom")
+
+    with pytest.raises(RuntimeError):
+        asyncio.run(body())
+    assert not seen[0].parent.exists()
 
 
 def test_missing_working_directory_is_an_execution_error(tmp_path: Path) -> None:
-    with pytest.raises(ExecutionError, match="does not exist"), working_copy(tmp_path / "nope"):
-        pass
+    async def body() -> None:
+        async with working_copy(tmp_path / "nope"):
+            pass
+
+    with pytest.raises(ExecutionError, match="does not exist"):
+        asyncio.run(body())
 
 
 def test_only_a_declared_cwd_is_copied(tmp_path: Path) -> None:

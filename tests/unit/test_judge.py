@@ -125,7 +125,7 @@ class TestRubric:
     )
     def test_invalid_reply_is_missing(self, tmp_path: Path, reply: str, defect: str) -> None:
         fake = ScriptedJudge({"Broken": reply}, default=verdict(5))
-        judge = LLMJudge(model_calls(), fake, model=None, threshold=3)
+        judge = LLMJudge(model_calls(), fake, model=None, threshold=3, failure="skip")
         outcome = run(judge, make_plan(tmp_path, rubric=rubric("Fine", "Broken")))
         assert outcome.rubric["dim0"].status == "pass"
         missing = outcome.rubric["dim1"]
@@ -186,12 +186,26 @@ class TestRepeat:
 
     def test_no_valid_replicate_is_missing(self, tmp_path: Path) -> None:
         fake = ScriptedJudge({"Clear": ["nope", verdict(9)]})
-        judge = LLMJudge(model_calls(), fake, model=None, threshold=3, repeat=2)
+        judge = LLMJudge(model_calls(), fake, model=None, threshold=3, repeat=2, failure="skip")
         reading = run(judge, make_plan(tmp_path, rubric=rubric("Clear"))).rubric["dim0"]
         assert reading.status == "missing"
         assert reading.message == (
             "no usable judge reply in 2 readings: judge reply is not JSON; judge reply: score 9 is outside the range 1-5"
         )
+
+    def test_an_unusable_dimension_is_re_asked_once_then_errors(self, tmp_path: Path) -> None:
+        fake = ScriptedJudge({"Clear": ["nope", "still nope"]}, default=verdict(5))
+        judge = LLMJudge(model_calls(), fake, model=None, threshold=3)
+        with pytest.raises(JudgeError, match="could not score rubric dimension 'dim1': judge reply is not JSON"):
+            run(judge, make_plan(tmp_path, rubric=rubric("Fine", "Clear")))
+        # Two planned calls, one re-ask of the broken dimension (as another replicate).
+        assert [r.repeat for r in fake.requests] == [0, 0, 1]
+
+    def test_a_re_asked_dimension_that_answers_is_scored(self, tmp_path: Path) -> None:
+        fake = ScriptedJudge({"Clear": ["nope", verdict(4, "better")]})
+        judge = LLMJudge(model_calls(), fake, model=None, threshold=3)
+        reading = run(judge, make_plan(tmp_path, rubric=rubric("Clear"))).rubric["dim0"]
+        assert reading == Reading.passed("better", score=4.0)
 
     def test_single_reading_has_no_sd(self, tmp_path: Path) -> None:
         outcome = run(
@@ -229,7 +243,7 @@ class TestAssertions:
                 "REF-RECALL": "no idea",
             }
         )
-        judge = LLMJudge(model_calls(), fake, model=None, threshold=3)
+        judge = LLMJudge(model_calls(), fake, model=None, threshold=3, failure="skip")
         outcome = run(judge, make_plan(tmp_path, context="CTX", assertions=self.ASSERTIONS))
         assert list(outcome.assertions) == [1, 2, 3, 4]
         assert outcome.assertions[1] == Reading.failed("judge score 3 (threshold 4): close", score=3)

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_omk.execute.spawn import kill_session, start_session
+from pytest_omk.execute.spawn import start_session
+from pytest_omk.proctree import kill_group
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc (Linux)")
 
@@ -43,7 +44,7 @@ def test_cancelled_mid_start_leaves_no_process_of_the_session(steps: int) -> Non
         try:
             await process.wait()
         except asyncio.CancelledError:
-            kill_session(process.pid)
+            kill_group(process.pid)
             raise
 
     async def main() -> None:

@@ -1,0 +1,163 @@
+"""The one secret scrubber, applied at every sink (docs/security.md, "Secrets").
+
+Recordings, the JSON/HTML/Markdown reports (tool outputs included), JUnit, the terminal, failure
+messages and recording keys all pass through :class:`Scrubber`. What counts as a secret:
+
+* the value of every environment variable whose name marks it as a credential
+  (:func:`is_secret_name`: ``*_KEY``, ``*_TOKEN``, ``*_SECRET``, ``*_ACCESS_KEY``, ``*_PASSWORD``, ...);
+* the userinfo of any URL in the environment (``OPENAI_BASE_URL=http://user:PW@host``): the
+  password, ``user:password`` and its base64 form (what goes into a ``Basic`` header);
+* values handed in explicitly (MCP server env tokens);
+* anything shaped like an API key (``sk-...``), whoever produced it;
+* mapping keys that name auth headers are dropped from documents altogether.
+
+The environment is read once, on the main thread (:func:`environment_snapshot`), never on a worker
+thread while pytest changes ``PYTEST_CURRENT_TEST``. The module also owns the terminal's control
+character sanitizing, the other thing every sink needs.
+"""
+
+from __future__ import annotations
+
+import base64
+import os
+import re
+from collections.abc import Iterable, Mapping
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+REDACTED = "[REDACTED]"
+MIN_SECRET_LENGTH = 8
+"""Shorter values (``true``, ``1``, a port) would redact ordinary words from outputs."""
+SECRET_ENV_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_ACCESS_KEY", "_ACCESS_KEY_ID", "_PASSWD")
+SECRET_ENV_NAMES = frozenset({"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "API_KEY", "TOKEN", "PASSWORD"})
+SENSITIVE_KEYS = frozenset(
+    {"authorization", "proxy-authorization", "x-api-key", "api-key", "cookie", "set-cookie"}
+)
+"""Header-like mapping keys dropped from stored documents (compared lower-case, ``_`` as ``-``)."""
+
+KEY_SHAPED = re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-*.]{6,}")
+"""API-key-shaped tokens (``sk-...``) are masked even when no variable holds them."""
+_URL_WITH_USERINFO = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/@]+@[^\s]*")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def environment_snapshot() -> dict[str, str]:
+    """A copy of ``os.environ`` that tolerates another thread changing it during the copy."""
+    while True:
+        try:
+            return dict(os.environ)
+        except (KeyError, RuntimeError):
+            continue
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether an environment variable's name marks its value as a credential."""
+    upper = name.upper()
+    return upper in SECRET_ENV_NAMES or upper.endswith(SECRET_ENV_SUFFIXES)
+
+
+def userinfo_secrets(text: str) -> set[str]:
+    """The password, ``user:password`` and its base64 form of every URL with userinfo in ``text``."""
+    found: set[str] = set()
+    for match in _URL_WITH_USERINFO.finditer(text):
+        try:
+            parts = urlsplit(match.group(0))
+        except ValueError:
+            continue
+        user, password = parts.username, parts.password
+        if password:
+            found.add(password)
+            found.add(unquote(password))
+        if user is not None:
+            pair = f"{unquote(user)}:{unquote(password or '')}"
+            found.add(pair)
+            found.add(base64.b64encode(pair.encode()).decode())
+            raw_userinfo = parts.netloc.rpartition("@")[0]
+            found.add(raw_userinfo)
+    return found
+
+
+def secrets_from_env(environ: Mapping[str, str]) -> set[str]:
+    """Credential values of ``environ``: secret-named variables and URL userinfo anywhere."""
+    found: set[str] = set()
+    for name, value in environ.items():
+        if is_secret_name(name):
+            found.add(value)
+        if "@" in value and "://" in value:
+            found |= userinfo_secrets(value)
+    return found
+
+
+def strip_userinfo(url: str) -> str:
+    """``url`` without ``user:password@`` (for an environment handed to an untrusted process)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    if "@" not in parts.netloc:
+        return url
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+
+
+class Scrubber:
+    """Replaces secret values in text and in every string of a JSON-able document."""
+
+    def __init__(self, secrets: Iterable[str | None] = (), *, key_shaped: bool = False) -> None:
+        # Longest first, so that a secret containing another one is replaced whole.
+        usable = {s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH}
+        self._secrets = sorted(usable, key=len, reverse=True)
+        # Key-shaped masking is for messages (errors, failures); outputs keep words like "sk-learn".
+        self._key_shaped = key_shaped
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str], extra: Iterable[str] = ()) -> Scrubber:
+        """A scrubber for ``environ``'s credentials (a snapshot taken on the main thread) plus ``extra``."""
+        return cls([*secrets_from_env(environ), *extra])
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The values scrubbed (longest first)."""
+        return tuple(self._secrets)
+
+    def with_secrets(self, extra: Iterable[str], *, key_shaped: bool | None = None) -> Scrubber:
+        """A scrubber for these secrets and ``extra`` (key-shaped masking as given, else as here)."""
+        shaped = self._key_shaped if key_shaped is None else key_shaped
+        return Scrubber([*self._secrets, *extra], key_shaped=shaped)
+
+    def text(self, value: str) -> str:
+        """``value`` with every secret and API-key-shaped token replaced by ``[REDACTED]``."""
+        for secret in self._secrets:
+            if secret in value:
+                value = value.replace(secret, REDACTED)
+        return KEY_SHAPED.sub(REDACTED, value) if self._key_shaped and "-" in value else value
+
+    def data(self, value: Any) -> Any:
+        """A scrubbed copy of a JSON-able value (dicts, lists, strings, scalars); auth keys dropped."""
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, Mapping):
+            return {
+                self.text(str(k)): self.data(v)
+                for k, v in value.items()
+                if str(k).lower().replace("_", "-") not in SENSITIVE_KEYS
+            }
+        if isinstance(value, list | tuple):
+            return [self.data(v) for v in value]
+        return value
+
+    def terminal(self, value: str) -> str:
+        """Scrubbed text safe to print (key-shaped tokens too): control characters made visible."""
+        text = self.text(value)
+        return sanitize_control(KEY_SHAPED.sub(REDACTED, text) if "-" in text else text)
+
+
+def sanitize_control(text: str) -> str:
+    """``text`` with control and bidi-override characters shown as ``\\xNN`` (newline and tab kept)."""
+    if not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(_visible, text)
+
+
+def _visible(match: re.Match[str]) -> str:
+    code = ord(match.group(0))
+    return f"\\x{code:02x}" if code < 256 else f"\\u{code:04x}"

@@ -1,0 +1,19 @@
+"""Fixtures of the security suite: the integration helpers (``omk_run``, provider variables cleared).
+
+Every test carries ``@pytest.mark.probe("<class>")``; ``python -m tests.security.table`` runs the
+suite and counts, per class, the probes tried and held (docs/security.md has the table).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.integration.conftest import _no_provider_env, fake_command, fake_judge, omk_run  # noqa: F401  (fixtures)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Carry each probe's class on its reports (they cross xdist; markers' arguments do not)."""
+    for item in items:
+        mark = item.get_closest_marker("probe")
+        if mark is not None:
+            item.user_properties.append(("probe", str(mark.args[0])))

@@ -1,0 +1,65 @@
+"""Ctrl-C during hostile work ends pytest promptly and leaves nothing behind (issue #15).
+
+A run whose agent is inside a catastrophic ``Grep`` (the regex would backtrack for hours) is
+interrupted, and so is a baseline run of the same shape whose model call is merely slow. No fixed
+wall-clock budget is asserted: the hostile run must stop about as fast as the baseline
+(at most twice its stop time plus 2 s) measured in the same test, and before its pending work could have ended by itself.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import tests.reliability.test_interrupt as base
+from tests.fakes.fake_llm import FakeLLM
+from tests.reliability.helpers import marked_processes, pytest_process, require_proc, wait_until
+
+probe = pytest.mark.probe
+ARGS = ["--omk-executor=agent", "--omk-judge=none", "--omk-agent-tool-timeout=600", "--omk-timeout=600",
+        "--omk-recordings=recs", "--omk-record-mode=new_episodes", "-p", "no:cacheprovider"]
+
+
+def _stop_seconds(run_dir: Path, env: dict[str, str], started: Any) -> float:
+    """Run pytest, wait until ``started(mark)`` holds, Ctrl-C it; seconds from SIGINT to exit."""
+    with pytest_process(ARGS, cwd=run_dir, env=env, logs=run_dir / "logs") as run:
+        assert wait_until(lambda: started(run.mark), timeout=90), run.output()
+        sent = time.monotonic()
+        exited = base.interrupt(run)
+        base.assert_clean_stop(run, exited, run_dir / "recs")
+    return exited - sent
+
+
+@probe("interrupt")
+def test_ctrl_c_during_hostile_work_ends_promptly(tmp_path: Path, fake_llm: FakeLLM) -> None:
+    require_proc()
+    env = {"OPENAI_BASE_URL": fake_llm.openai_base_url, "OPENAI_API_KEY": base.KEY}
+
+    # Baseline: the model's answer is pending.
+    slow = tmp_path / "slow"
+    slow.mkdir()
+    fake_llm.script(default="done", latency=base.PENDING_SECONDS)
+    base.write_samples_file(slow, base.samples(1))
+    baseline = _stop_seconds(slow, env, lambda mark: len(fake_llm.requests) >= 1)
+
+    # Hostile: the agent's Grep is stuck in catastrophic backtracking.
+    fake_llm.reset()
+    fake_llm.script(default="done")
+    grep = {"tool_calls": [{"name": "Grep", "arguments": {"pattern": "(a+)+$"}}]}
+    fake_llm.add_rule(prompt="Question", reply=grep)
+    hostile = tmp_path / "hostile"
+    (hostile / "ws").mkdir(parents=True)
+    (hostile / "ws" / "input.txt").write_text("a" * 64 + "!\n", encoding="utf-8")
+    base.write_samples_file(hostile, base.samples(1, cwd="ws"))
+
+    def grepping(mark: str) -> bool:
+        return any("file_tools.py" in line for line in marked_processes(mark).values())
+
+    stopped = _stop_seconds(hostile, env, grepping)
+    # That it stopped the work at all is proven by the order of events (assert_clean_stop); this
+    # bound says "about as fast as an ordinary stop", with room for a loaded machine's noise (a
+    # fixed +2 s failed under load while the stop itself was fine).
+    assert stopped <= 2 * baseline + 2.0, (stopped, baseline)
