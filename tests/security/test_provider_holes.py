@@ -90,7 +90,7 @@ def test_a_provider_body_over_the_cap_is_refused() -> None:
 def test_absurd_numbers_from_a_command_are_an_execution_error(payload: dict[str, Any]) -> None:
     # The command protocol's own check speaks first (execute/protocol.py); either way it is one
     # short line, never a traceback or a 400-digit echo.
-    with pytest.raises(ExecutionError, match="invalid|must be a non-negative") as raised:
+    with pytest.raises(ExecutionError, match=r"invalid|must be a non-negative") as raised:
         parse_result(payload, source="the executor command")
     assert len(str(raised.value)) < 200
 
