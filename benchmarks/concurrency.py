@@ -11,16 +11,23 @@ its three runs:
 Ratios compare wall times (interpreter start, imports, collection and xdist start-up included:
 what a user waits for). The bound of whole rounds, ⌈200 ÷ 32⌉ × 250 ms = 1.75 s, is printed with
 them; no client can beat it, and none reaches it (each round costs the harness some milliseconds).
+One more run of each against a copy of the fake inside this process, which notes when every
+request arrives, gives the timeline in the notes: when the first request reached the server, when
+the last one did, and when the process exited.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 from benchmarks import _support as s
 from benchmarks import workload as w
 from benchmarks.samples import CANNED_OUTPUT, write_samples
+from tests.fakes.fake_llm import FakeLLM
 
 QUICK = 40
 ROUNDS = 3
@@ -36,6 +43,32 @@ def _walls(runs: list[s.RunResult]) -> str:
     return " / ".join(f"{r.wall:.2f}" for r in runs) + " s"
 
 
+class _StampedFake(FakeLLM):
+    """The loopback fake, noting when each request arrives (for a run's timeline)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.stamps: list[float] = []
+
+    def _record(self, request: Any) -> int:
+        self.stamps.append(time.perf_counter())
+        return super()._record(request)
+
+
+def _timeline(root: Path, variants: dict[str, Callable[[dict[str, str]], s.RunResult]]) -> list[str]:
+    """One run of each variant against a :class:`_StampedFake`: first/last request and exit times."""
+    notes = []
+    with _StampedFake(script=s.fake_script(latency=w.LATENCY, reply=CANNED_OUTPUT)) as llm:
+        env = s.openai_env(llm.openai_base_url)
+        for name, variant in variants.items():
+            llm.stamps.clear()
+            start = time.perf_counter()
+            result = variant(env)
+            first, last = (llm.stamps[i] - start for i in (0, -1))
+            notes.append(f"{name}: first request {first:.2f} s, last {last:.2f} s, exit {result.wall:.2f} s")
+    return notes
+
+
 def run(quick: bool) -> list[s.Row]:
     count = QUICK if quick else w.SAMPLES
     with s.workdir("concurrency") as root:
@@ -43,37 +76,40 @@ def run(quick: bool) -> list[s.Row]:
         samples = w.workload_samples(count)
         write_samples(root, samples)
         prompts = w.write_prompts(root, samples)
+
+        def omk(
+            env: dict[str, str], *extra: str, plugins: tuple[str, ...] = ("pytest_omk.plugin",)
+        ) -> s.RunResult:
+            result = s.run_pytest(
+                *s.live_args(w.CONCURRENCY),
+                *extra,
+                cwd=root,
+                env=env,
+                plugins=plugins,
+                expect={"passed": count},
+            )
+            s.check_calls(result, live=count)
+            return result
+
+        variants: dict[str, Callable[[dict[str, str]], s.RunResult]] = {
+            "in process": omk,
+            "-n 2": lambda env: omk(env, "-n", "2", plugins=XDIST),
+            "bare httpx": lambda env: w.run_bare_client(root, prompts, env, w.CONCURRENCY),
+        }
+        runs: dict[str, list[s.RunResult]] = {name: [] for name in variants}
+        names = list(variants)
         with s.fake_llm(root, s.fake_script(latency=w.LATENCY, reply=CANNED_OUTPUT)) as url:
             env = s.openai_env(url)
-
-            def omk(*extra: str, plugins: tuple[str, ...] = ("pytest_omk.plugin",)) -> s.RunResult:
-                result = s.run_pytest(
-                    *s.live_args(w.CONCURRENCY),
-                    *extra,
-                    cwd=root,
-                    env=env,
-                    plugins=plugins,
-                    expect={"passed": count},
-                )
-                s.check_calls(result, live=count)
-                return result
-
-            variants: dict[str, Callable[[], s.RunResult]] = {
-                "omk": omk,
-                "n2": lambda: omk("-n", "2", plugins=XDIST),
-                "bare": lambda: w.run_bare_client(root, prompts, env, w.CONCURRENCY),
-            }
-            runs: dict[str, list[s.RunResult]] = {name: [] for name in variants}
-            names = list(variants)
             for index in range(ROUNDS):
                 # Rotate the order, so no variant always runs right after the same other one.
                 for name in names[index % len(names) :] + names[: index % len(names)]:
-                    runs[name].append(variants[name]())
-    return _rows(count, runs)
+                    runs[name].append(variants[name](env))
+        timeline = _timeline(root, variants)
+    return _rows(count, runs, timeline)
 
 
-def _rows(count: int, runs: dict[str, list[s.RunResult]]) -> list[s.Row]:
-    omk, n2, bare = (median_run(runs[name]) for name in ("omk", "n2", "bare"))
+def _rows(count: int, runs: dict[str, list[s.RunResult]], timeline: list[str]) -> list[s.Row]:
+    omk, n2, bare = (median_run(runs[name]) for name in ("in process", "-n 2", "bare httpx"))
     rounds = w.whole_rounds(count, w.CONCURRENCY, w.LATENCY)
     bare_inner = float(json.loads(bare.output.strip().splitlines()[-1])["seconds"])
     label = f"{count} samples × 2 checks, 250 ms, 32 in flight"
@@ -85,8 +121,10 @@ def _rows(count: int, runs: dict[str, list[s.RunResult]]) -> list[s.Row]:
             reference_label="bare httpx",
             limit=1.15,
             notes=[
-                f"concurrency: wall of 3 interleaved runs — in process {_walls(runs['omk'])}, -n 2 "
-                f"{_walls(runs['n2'])}, bare httpx {_walls(runs['bare'])}; medians used",
+                f"concurrency: wall of 3 interleaved runs — in process {_walls(runs['in process'])}, -n 2 "
+                f"{_walls(runs['-n 2'])}, bare httpx {_walls(runs['bare httpx'])}; medians used",
+                "concurrency: timeline of one more run each (seconds from the start of the process) — "
+                + "; ".join(timeline),
                 f"concurrency: pytest reports {s.fmt(s.session_seconds(omk))} in process and "
                 f"{s.fmt(s.session_seconds(n2))} under -n 2; the bare client's own timer "
                 f"{s.fmt(bare_inner)} (wall minus interpreter start)",
