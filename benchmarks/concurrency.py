@@ -58,7 +58,8 @@ class _StampedFake(FakeLLM):
 def _timeline(root: Path, variants: dict[str, Callable[[dict[str, str]], s.RunResult]]) -> list[str]:
     """One run of each variant against a :class:`_StampedFake`: first/last request and exit times."""
     notes = []
-    with _StampedFake(script=s.fake_script(latency=w.LATENCY, reply=CANNED_OUTPUT)) as llm:
+    llm = _StampedFake(script=s.fake_script(latency=w.LATENCY, reply=CANNED_OUTPUT))
+    with llm:
         env = s.openai_env(llm.openai_base_url)
         for name, variant in variants.items():
             llm.stamps.clear()
