@@ -2,8 +2,11 @@
 
 The floor is a plain test module with one function parametrized with the same 10,000 ids: what
 pytest itself needs to create and list that many items. YAML is compared with the floor plus the
-bare parse time of the same file with libyaml's C loader, measured in this process: reading YAML
-cannot cost less than that.
+bare parse time of the same file with libyaml's C loader, measured in this process with the garbage
+collector paused, as the plugin pauses it while collecting: reading YAML cannot cost less than that.
+(With the collector on, the bare parse is several times slower, which once made the plugin look
+faster than its own floor.) Scale: 100,000 JSON samples against 10,000, to show collection grows
+linearly.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from benchmarks import _support as s
 from benchmarks.samples import make_samples, write_samples
 
 FULL, QUICK = 10_000, 2_000
+SCALE = 10
+"""The large collection run has ``SCALE`` times as many samples."""
 
 
 def write_floor(directory: Path, ids: list[str]) -> None:
@@ -81,8 +86,8 @@ def run(quick: bool) -> list[s.Row]:
                 _check_collected(result, count, name)
                 if name not in best or result.wall < best[name].wall:
                     best[name] = result
-        parse = bare_yaml_parse(yaml_file, repeats)
-        parse_no_gc = bare_yaml_parse(yaml_file, repeats, collect_garbage=False)
+        parse_gc_on = bare_yaml_parse(yaml_file, repeats)
+        parse = bare_yaml_parse(yaml_file, repeats, collect_garbage=False)
         profiles = {}
         for name in ("json", "yaml"):
             profile = root / f"{name}.prof"
@@ -99,6 +104,7 @@ def run(quick: bool) -> list[s.Row]:
 
     floor = best["floor"].wall
     return [
+        *_scale_rows(count, best["json"]),
         s.target_row(
             f"collect {count:,} samples, JSON",
             best["json"].wall,
@@ -117,8 +123,9 @@ def run(quick: bool) -> list[s.Row]:
             reference_label="floor+C parse",
             limit=1.3,
             notes=[
-                f"collection: bare CSafeLoader parse of the YAML file {s.fmt(parse)} (in-process, best of "
-                f"{repeats}); {s.fmt(parse_no_gc)} with the garbage collector paused",
+                f"collection: bare CSafeLoader parse of the YAML file {s.fmt(parse)} with the garbage "
+                f"collector paused, as the plugin does (in-process, best of {repeats}); "
+                f"{s.fmt(parse_gc_on)} with it on (the baseline used before)",
                 f"collection: where the time goes (cProfile, cumulative) — JSON: {profiles['json']}",
                 f"collection: YAML: {profiles['yaml']}",
             ],
@@ -129,6 +136,47 @@ def run(quick: bool) -> list[s.Row]:
             f"floor {best['floor'].peak_rss_mb:.0f} MB",
             best["json"].peak_rss_mb / best["floor"].peak_rss_mb,
         ),
+    ]
+
+
+def _scale_rows(count: int, small: s.RunResult) -> list[s.Row]:
+    """Collect ``SCALE × count`` JSON samples (best of 2) and one sample; compare with ``count``."""
+    large_count = count * SCALE
+    with s.workdir("collection-scale") as root:
+        dirs = {name: root / name for name in ("large", "one")}
+        for directory in dirs.values():
+            directory.mkdir()
+            s.project_file(directory)
+        write_samples(dirs["one"], make_samples(1), fmt="json")
+        # One file per ``count`` samples: a sample file may be at most 32 MB (the plugin's cap).
+        samples = make_samples(large_count)
+        size = 0.0
+        for part in range(SCALE):
+            sub = dirs["large"] / f"part-{part:02d}"
+            sub.mkdir()
+            size += write_samples(sub, samples[part * count : (part + 1) * count]).stat().st_size / 1e6
+        del samples
+        best: dict[str, s.RunResult] = {}
+        for _ in range(2):
+            for name, directory in dirs.items():
+                result = s.run_pytest("--collect-only", "-q", cwd=directory, expect={})
+                _check_collected(result, large_count if name == "large" else 1, name)
+                if name not in best or result.wall < best[name].wall:
+                    best[name] = result
+    large, fixed = best["large"].wall, best["one"].wall
+    marginal = (large - fixed) / (small.wall - fixed) if small.wall > fixed else float("inf")
+    return [
+        s.target_row(
+            f"collect {large_count:,} vs {count:,} samples, JSON",
+            large,
+            small.wall,
+            reference_label=f"{count:,}",
+            notes=[
+                f"collection: {large_count:,} samples ({SCALE} JSON files, {size:.0f} MB), best of 2, peak RSS "
+                f"{best['large'].peak_rss_mb:.0f} MB; a one-sample collection (start-up) takes "
+                f"{s.fmt(fixed)}; without it the ratio is {marginal:.2f}× for {SCALE}× the samples"
+            ],
+        )
     ]
 
 

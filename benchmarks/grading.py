@@ -163,7 +163,9 @@ def profile_breakdown(path: Path) -> str:
     table = pstats.Stats(str(path)).stats  # type: ignore[attr-defined]
 
     def cum(suffix: str, func: str) -> float:
-        return sum(e[3] for (file, _l, name), e in table.items() if name == func and file.endswith(suffix))
+        return float(
+            sum(e[3] for (file, _l, name), e in table.items() if name == func and file.endswith(suffix))
+        )
 
     total = max((entry[3] for entry in table.values()), default=0.0)
     cmdline = cum("_pytest/main.py", "pytest_cmdline_main")

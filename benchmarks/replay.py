@@ -1,11 +1,13 @@
 """Replay and live runs at scale (the figures issue 8 asks for).
 
-1. N samples end to end from recordings: record once against the fake at latency 0
-   (``--omk-record-mode all``), then time a ``--omk-record-mode none`` run (no server: a miss would
-   be an error) and a ``--collect-only`` run of the same; the difference is grading and reporting.
+1. N and 2N samples end to end from recordings: record N once against the fake at latency 0
+   (``--omk-record-mode all``), then the other N on top of a copy (``new_episodes``); time
+   ``--omk-record-mode none`` runs (no server: a miss would be an error) of N and 2N, interleaved,
+   median of 3, with their peak memory, and a ``--collect-only`` run of N; the difference is
+   grading and reporting. The growth from N to 2N is the cost of one more sample.
 2. M samples live, one executor call and two rubric dimensions each, 250 ms a call, concurrency
-   32, against the ideal max(calls × latency ÷ 32, 2 × latency); and the same with ``-n 2``, where
-   the plugin does not prefetch and each worker calls one item at a time.
+   32, against the ideal max(calls × latency ÷ 32, 2 × latency); and the same with ``-n 2``
+   (workers prefetch, and the concurrency is a total across them).
 
 These runs keep pytest's cache provider: recordings are what is being measured, and a user's
 replaying CI has it.
@@ -16,16 +18,18 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 from benchmarks import _support as s
 from benchmarks.judge import ideal_seconds
 from benchmarks.samples import CANNED_OUTPUT, make_samples, write_samples
 
-REPLAY_FULL, REPLAY_QUICK = 10_000, 1_000
+REPLAY_FULL, REPLAY_QUICK = 10_000, 500
 LIVE_FULL, LIVE_QUICK = 1_000, 60
 LATENCY = 0.25
 CONCURRENCY = 32
 LIVE_DIMENSIONS = 2
+REPEATS = 3
 XDIST = ("pytest_omk.plugin", "xdist.plugin")
 
 
@@ -41,8 +45,9 @@ def _omk(mode: str, recordings: Path | str = "recordings") -> tuple[str, ...]:
         "bench-judge",
         "--omk-record-mode",
         mode,
-        "--omk-recordings",
-        str(recordings),
+        # One token: pytest takes a separate existing path outside the project for a test path
+        # and moves its rootdir there, and recording keys still depend on the rootdir.
+        f"--omk-recordings={recordings}",
         "--omk-concurrency",
         str(CONCURRENCY),
         "-q",
@@ -60,51 +65,119 @@ def _count_files(directory: Path) -> tuple[int, float]:
     return len(files), sum(p.stat().st_size for p in files) / 1e6
 
 
+def _record(root: Path, samples: list[dict[str, Any]], seed: Path | None, ram: Path | None) -> s.RunResult:
+    """Record ``samples`` into ``root/recordings``, starting from a copy of ``seed`` (else empty).
+
+    Recording is set-up here, not a figure: it writes to tmpfs (where fsync is free) to stay quick,
+    then the files are copied into the project. With a seed, ``new_episodes`` replays what the seed
+    holds and records only the rest.
+    """
+    s.project_file(root)
+    write_samples(root, samples)
+    target = (ram or root) / f"recorded-{root.name}"
+    if seed is not None:
+        shutil.copytree(seed, target)
+    with s.fake_llm(root, s.fake_script(latency=0.0, reply=CANNED_OUTPUT)) as url:
+        recorded = s.run_pytest(
+            *_omk("new_episodes" if seed else "all", target),
+            cwd=root,
+            env=s.openai_env(url),
+            cache=True,
+            expect={"passed": len(samples)},
+            timeout=3600,
+        )
+    shutil.copytree(target, root / "recordings")
+    return recorded
+
+
+def _calls(samples: list[dict[str, Any]]) -> int:
+    return sum(1 + len(sample.get("rubric", {})) for sample in samples)
+
+
 def replay_rows(count: int) -> list[s.Row]:
-    samples = make_samples(count)
-    calls = sum(1 + len(sample.get("rubric", {})) for sample in samples)
+    """Replay ``count`` and ``2 × count`` samples, interleaved, median of 3; wall, RSS, growth."""
+    samples = make_samples(2 * count)  # the first ``count`` are make_samples(count): same seed
+    small_calls, large_calls = _calls(samples[:count]), _calls(samples)
     tmpfs = _tmpfs()
-    with s.workdir("replay") as root, s.workdir_in(tmpfs, "replay") as shm:
+    with s.workdir("replay") as parent, s.workdir_in(tmpfs, "replay") as shm:
         ram = shm if tmpfs else None
-        s.project_file(root)
-        write_samples(root, samples)
-        # Recording is set-up here, not the figure: it writes to tmpfs (where fsync is free) to stay
-        # quick, then the files are copied into the project.
-        with s.fake_llm(root, s.fake_script(latency=0.0, reply=CANNED_OUTPUT)) as url:
-            env = s.openai_env(url)
-            recorded = s.run_pytest(
-                *_omk("all", (ram or root) / "recorded"),
-                cwd=root,
-                env=env,
-                cache=True,
-                expect={"passed": count},
-                timeout=1800,
-            )
-        s.check_calls(recorded, live=calls)
-        shutil.copytree((ram or root) / "recorded", root / "recordings")
-        files, megabytes = _count_files(root / "recordings")
-        # The server is gone: every call must come from the recordings.
-        replayed = s.run_pytest(*_omk("none"), cwd=root, env=env, cache=True, expect={"passed": count})
-        s.check_calls(replayed, live=0, replayed=calls)
-        collected = s.run_pytest(*_omk("none"), "--collect-only", cwd=root, env=env, cache=True, expect={})
-    grading = replayed.wall - collected.wall
-    per_sample = replayed.wall / count * 1000
+        small_dir, large_dir = parent / "small", parent / "large"
+        small_dir.mkdir()
+        large_dir.mkdir()
+        rec_small = _record(small_dir, samples[:count], None, ram)
+        s.check_calls(rec_small, live=small_calls)
+        rec_large = _record(large_dir, samples, small_dir / "recordings", ram)
+        s.check_calls(rec_large, live=large_calls - small_calls, replayed=small_calls)
+        files, megabytes = _count_files(large_dir / "recordings")
+        # The server is gone (nothing listens on port 9): every call must come from the recordings.
+        env = s.openai_env("http://127.0.0.1:9/v1")
+
+        def replay(directory: Path, n: int, calls: int) -> s.RunResult:
+            result = s.run_pytest(*_omk("none"), cwd=directory, env=env, cache=True, expect={"passed": n})
+            s.check_calls(result, live=0, replayed=calls)
+            return result
+
+        runs: dict[str, list[s.RunResult]] = {"small": [], "large": []}
+        for _ in range(REPEATS):
+            runs["small"].append(replay(small_dir, count, small_calls))
+            runs["large"].append(replay(large_dir, 2 * count, large_calls))
+        collected = s.run_pytest(
+            *_omk("none"), "--collect-only", cwd=small_dir, env=env, cache=True, expect={}
+        )
+    small, large = (sorted(runs[k], key=lambda r: r.wall)[REPEATS // 2] for k in ("small", "large"))
+    small_rss = sorted(r.peak_rss_mb for r in runs["small"])[REPEATS // 2]
+    large_rss = sorted(r.peak_rss_mb for r in runs["large"])[REPEATS // 2]
+    extra_kb = (large_rss - small_rss) * 1024 / count
+    extra_ms = (large.wall - small.wall) * 1000 / count
+    walls = {k: " / ".join(f"{r.wall:.2f}" for r in v) for k, v in runs.items()}
+    rss = {k: " / ".join(f"{r.peak_rss_mb:.0f}" for r in v) for k, v in runs.items()}
     return [
-        s.Row(
-            f"replay {count:,} samples ({calls:,} calls) from recordings",
-            f"{s.fmt(replayed.wall)}, {replayed.peak_rss_mb:.0f} MB",
-            f"collect-only {s.fmt(collected.wall)}",
-            notes=(
-                f"replay: {files:,} recording files, {megabytes:.0f} MB; pytest reports "
-                f"{s.fmt(s.session_seconds(replayed))} for the replay run; recording them took "
-                f"{s.fmt(recorded.wall)} ({'tmpfs' if ram else 'disk'}, concurrency {CONCURRENCY})",
-            ),
+        s.target_row(
+            f"replay {count:,} samples ({small_calls:,} calls): wall",
+            small.wall,
+            15.0,
+            reference_label="target",
+            limit=1.0,
+            notes=[
+                f"replay: 3 interleaved runs of each — {count:,}: wall {walls['small']} s, peak RSS "
+                f"{rss['small']} MB; {2 * count:,}: wall {walls['large']} s, peak RSS {rss['large']} MB; "
+                f"medians used; pytest reports {s.fmt(s.session_seconds(small))} and "
+                f"{s.fmt(s.session_seconds(large))}",
+                f"replay: {files:,} recording files, {megabytes:.0f} MB, for {2 * count:,} samples; "
+                f"recording took {s.fmt(rec_small.wall)} + {s.fmt(rec_large.wall)} "
+                f"({'tmpfs' if ram else 'disk'}, latency 0, concurrency {CONCURRENCY}); "
+                f"collect-only of the {count:,} {s.fmt(collected.wall)}",
+            ],
+        ),
+        s.target_row(
+            f"replay {count:,} samples: peak RSS",
+            small_rss,
+            250.0,
+            unit="MB",
+            reference_label="target",
+            limit=1.0,
         ),
         s.Row(
-            "replay: time per sample",
-            s.fmt(per_sample, "ms"),
+            f"replay {2 * count:,} samples ({large_calls:,} calls)",
+            f"{s.fmt(large.wall)}, {large_rss:.0f} MB",
+            f"{count:,}: {s.fmt(small.wall)}, {small_rss:.0f} MB",
+            large.wall / small.wall,
+        ),
+        s.target_row(
+            f"replay: memory per extra sample, {count:,} → {2 * count:,}",
+            extra_kb,
+            15.0,
+            unit="KB",
+            reference_label="target",
+            limit=1.0,
+            figure=f"{extra_kb:.1f} KB",
+            comparison="target 15 KB",
+        ),
+        s.Row(
+            f"replay: time per sample ({count:,} / per extra sample to {2 * count:,})",
+            f"{s.fmt(small.wall / count * 1000, 'ms')} / {s.fmt(extra_ms, 'ms')}",
             f"collection {s.fmt(collected.wall / count * 1000, 'ms')} + grading/reporting "
-            f"{s.fmt(grading / count * 1000, 'ms')}",
+            f"{s.fmt((small.wall - collected.wall) / count * 1000, 'ms')}",
         ),
     ]
 
@@ -145,7 +218,7 @@ def live_rows(count: int) -> list[s.Row]:
             ],
         ),
         s.target_row(
-            f"{label}, -n 2 (no prefetch)",
+            f"{label}, -n 2",
             n2,
             ideal,
             reference_label="ideal",
