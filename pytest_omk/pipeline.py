@@ -8,6 +8,7 @@ is cheap and its results are reported as subtests in pytest's order.
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -35,6 +36,10 @@ class SamplePlan:
     """Repeat index (``--omk-repeat``): part of the recording key, so each run is its own call."""
     variant: str | None = None
     """The variant's name (``--omk-variant``); its file's text is ``system``."""
+    source: Path | None = None
+    """The sample file (stored in recordings, not part of their key)."""
+    take: int = 0
+    """Attempt of the item: a rerun (pytest-rerunfailures) asks the model again, as take 1, 2 ..."""
 
     # Cached: a plan is frozen, and resolving paths on every call of a large replay is measurable.
     @cached_property
@@ -44,11 +49,9 @@ class SamplePlan:
 
     @cached_property
     def cwd_key(self) -> str:
-        """``cwd`` relative to the rootdir, so recordings replay from any checkout location."""
-        try:
-            return self.cwd.relative_to(self.rootdir.resolve()).as_posix()
-        except ValueError:
-            return self.cwd.as_posix()
+        """``cwd`` relative to the sample file's directory: recordings replay from any checkout
+        location and whatever pytest's rootdir is (``--rootdir``, recordings outside the project)."""
+        return Path(os.path.relpath(self.cwd, self.base_dir.resolve())).as_posix()
 
 
 @dataclass(frozen=True)
@@ -117,6 +120,8 @@ def build_request(plan: SamplePlan, resolved: ResolvedText) -> ExecutionRequest:
         mocks_strict=sample.mocks_strict,
         allowed_tools=list(sample.allowedTools) if sample.allowedTools is not None else None,
         repeat=plan.repeat,
+        take=plan.take,
+        source=plan.source,
         sample=sample,
         mock_base_dir=plan.base_dir,
     )

@@ -35,6 +35,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "omk: an item generated from an omk eval sample")
     config.addinivalue_line("markers", "omk_difficulty(level): the sample's difficulty (easy, medium, hard)")
     config.addinivalue_line("markers", "omk_capability(name): a capability the sample covers")
+    from pytest_omk.recording_session import RecordingsPlugin
+
+    config.pluginmanager.register(RecordingsPlugin(config), "omk-recordings")
     session = OmkSession(config)
     config.stash[omk_session_key] = session
     config.pluginmanager.register(session, "omk-session")

@@ -18,6 +18,7 @@ from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from pytest_omk.endpoints import executor_endpoint
 from pytest_omk.execute.base import ExecutionRequest, Executor, TransientError
 from pytest_omk.execute.recordings import RecordingStore
 from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy, call_with_retries
@@ -126,4 +127,4 @@ class ModelCalls:
             result, retries = await call_with_retries(attempt, policy=self.policy, limiter=self.limiter)
             return result.model_copy(update={"retries": retries, "replayed": False})
 
-        return await self.store.call(executor.id, request, live)
+        return await self.store.call(executor.id, request, live, endpoint=executor_endpoint(executor))

@@ -104,10 +104,16 @@ class OmkSession:
             assert executor is not None
             from pytest_omk.execute.recordings import RecordingStore
             from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy
+            from pytest_omk.offline import ReplayOnly
             from pytest_omk.pipeline import Stages
+            from pytest_omk.recording_session import run_started_ns
             from pytest_omk.runtime import ModelCalls
 
-            store = RecordingStore(self._recordings_dir(), self.settings.record_mode, warn=self._warn)
+            store = RecordingStore(
+                self._recordings_dir(), self.settings.record_mode, warn=self._warn, started_ns=run_started_ns(self.config)
+            )
+            if store.replay_only:
+                executor = ReplayOnly(executor)  # no transport: a replay-only run cannot call a model
             calls = ModelCalls(
                 store=store,
                 limiter=AdaptiveLimiter(self._concurrency()),
@@ -165,6 +171,10 @@ class OmkSession:
             self._judge_executor = make_executor(self.judge_spec, timeout=self.settings.timeout)
         except ConfigError as exc:
             raise pytest.UsageError(f"omk: judge: {exc}") from None
+        if calls.store.replay_only:
+            from pytest_omk.offline import ReplayOnly
+
+            self._judge_executor = ReplayOnly(self._judge_executor)
         return LLMJudge(
             calls,
             self._judge_executor,
@@ -240,6 +250,7 @@ class OmkSession:
             system=self.system_text(variant.path) if variant else self._system_for(system_file or bundle.system_file),
             model=self.settings.model,
             variant=variant.name if variant else None,
+            source=loaded.source,
         )
 
     def markers_for(self, sample: Sample) -> list[pytest.MarkDecorator]:
@@ -314,6 +325,8 @@ class OmkSession:
         """Open the executors' HTTP clients on the loop before the first wave of calls."""
         from pytest_omk.runtime import warm_clients
 
+        if self.settings.record_mode == "none":
+            return  # nothing may be opened in a replay-only run
         executors = [e for e in (self._executor, self._judge_executor) if e is not None]
         self._call_runner().submit(warm_clients(executors, self._ssl_context))
 
@@ -455,6 +468,15 @@ class OmkSession:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if not self.is_worker:
             self.records.finish(session)
+            if self.settings.record_mode == "rewrite":
+                self._prune_unused()
+
+    def _prune_unused(self) -> None:
+        """``rewrite``: delete the recordings of the samples that ran which this run did not use."""
+        directory = self._recordings_dir()
+        plugin = self.config.pluginmanager.get_plugin("omk-recordings")
+        if directory is not None and plugin is not None:
+            plugin.prune(directory, self.records.ordered(), self.settings.rootdir)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self._runner is not None:

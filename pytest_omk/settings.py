@@ -6,6 +6,7 @@ over the default.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -14,10 +15,10 @@ import pytest
 
 from pytest_omk.compare.variants import Variant, parse_variants
 from pytest_omk.errors import ConfigError
+from pytest_omk.record_modes import RECORD_MODES, RecordMode, default_mode
 from pytest_omk.shard import Shard, parse_shard
 
-RecordMode = Literal["new_episodes", "none", "all", "off"]
-RECORD_MODES: tuple[RecordMode, ...] = ("new_episodes", "none", "all", "off")
+__all__ = ["OPTIONS", "RECORD_MODES", "RecordMode", "Settings", "add_options"]
 
 
 @dataclass(frozen=True)
@@ -56,8 +57,8 @@ OPTIONS: tuple[_Option, ...] = (
     _Option("--omk-report", "write the JSON report to this path"),
     _Option("--omk-html", "write a self-contained HTML report with charts to this path"),
     _Option("--omk-markdown", "write a Markdown summary to this path (also to $GITHUB_STEP_SUMMARY when set)"),
-    _Option("--omk-record-mode", "recordings: new_episodes, none (replay only), all (re-record), off",
-            "new_episodes", choices=RECORD_MODES),
+    _Option("--omk-record-mode", "recordings: none (replay only), once, new_episodes, all, rewrite, off "
+            "(default: new_episodes; none when CI is set)", None, choices=RECORD_MODES),
     _Option("--omk-recordings", "recordings directory, relative to rootdir (default: in pytest's cache)"),
     _Option("--omk-concurrency", "model calls in flight at once (executor + judge)", 8, "int"),
     _Option("--omk-retries", "retries on 429, 5xx, timeouts and connection errors", 3, "int"),
@@ -179,6 +180,7 @@ class Settings:
             if values[name] and config.getoption(f"omk_{name}", default=None) is None:
                 values[name] = str(Path(config.rootpath) / values[name])
         values["samples"] = tuple(values["samples"] or ())
+        values["record_mode"] = default_mode(values["record_mode"], os.environ)
         values["url_allow_hosts"] = tuple(values["url_allow_hosts"])
         values["executor_capabilities"] = tuple(values["executor_capabilities"])
         for name, minimum in (("concurrency", 1), ("retries", 0), ("judge_repeat", 1), ("repeat", 1)):

@@ -32,7 +32,8 @@ class ExecutionRequest:
     cwd: Path | None = None
     """Absolute working directory for command executors and agents."""
     cwd_key: str = ""
-    """``cwd`` relative to the rootdir, in POSIX form: the part of it that identifies the call."""
+    """``cwd`` relative to the sample file's directory, in POSIX form: the part of it that identifies
+    the call."""
     mocks: list[dict[str, Any]] | None = None
     """The sample's mocks as written in the file (aliases such as ``return`` kept)."""
     mocks_strict: bool = True
@@ -46,6 +47,11 @@ class ExecutionRequest:
     """Judge template id and hash; part of the recording key."""
     sample: Sample | None = field(default=None, compare=False)
     """The sample itself, for Python callables (not part of the recording key)."""
+    source: Path | None = field(default=None, compare=False)
+    """The sample file the call is made for: stored in its recording, never part of the key
+    (``--omk-record-mode=once`` asks whether that file has recordings)."""
+    take: int = 0
+    """Attempt of the same item (a rerun by pytest-rerunfailures is take 1, 2 ...); part of the key."""
     mock_base_dir: Path | None = field(default=None, compare=False)
     """Where a mock's relative ``return_file`` is found: the sample file's directory (not part of
     the recording key)."""
@@ -62,6 +68,7 @@ class ExecutionRequest:
             "mocksStrict": self.mocks_strict if self.mocks else None,
             "allowedTools": sorted(self.allowed_tools) if self.allowed_tools is not None else None,
             "repeat": self.repeat,
+            "take": self.take,
             "jsonMode": self.json_mode,
             "template": self.template,
         }

@@ -38,7 +38,7 @@ SENSITIVE_KEYS = frozenset(
 )
 """Header-like mapping keys dropped from stored documents (compared lower-case, ``_`` as ``-``)."""
 
-RESERVED_FIELDS = frozenset({"format", "key", "kind", "label", "result", "recordedAt"})
+RESERVED_FIELDS = frozenset({"format", "key", "kind", "label", "file", "result", "recordedAt"})
 """Top-level document fields that an identity may not use."""
 
 TEMP_SUFFIX = ".tmp"
@@ -192,10 +192,17 @@ class Document:
     label: str
     identity: dict[str, Any]
     result: dict[str, Any]
+    file: str | None = None
+    """The sample file the call was made for, relative to the recordings directory (not in the key)."""
 
 
 def build_document(
-    kind: str, key: str, label: str, identity: Mapping[str, Any], payload: Mapping[str, Any]
+    kind: str,
+    key: str,
+    label: str,
+    identity: Mapping[str, Any],
+    payload: Mapping[str, Any],
+    file: str | None = None,
 ) -> dict[str, Any]:
     """The stored JSON object, in reading order: what was asked, then what came back, then when."""
     return {
@@ -203,6 +210,7 @@ def build_document(
         "key": key,
         "kind": kind,
         "label": label,
+        **({"file": file} if file else {}),
         **identity,
         "result": dict(payload),
         "recordedAt": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -248,7 +256,9 @@ def parse_document(path: Path, raw: bytes) -> Document:
     if not isinstance(key, str) or not isinstance(kind, str) or not isinstance(result, dict):
         raise RecordingFileError(path, 'lacks a string "key"/"kind" or an object "result"')
     identity = {k: v for k, v in data.items() if k not in RESERVED_FIELDS}
-    return Document(path, key, kind, label if isinstance(label, str) else "", identity, result)
+    file = data.get("file")
+    label = label if isinstance(label, str) else ""
+    return Document(path, key, kind, label, identity, result, file if isinstance(file, str) else None)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,10 +1,12 @@
 """The recordings store: every model call is replayed from, or recorded to, one JSON file.
 
-Record modes (``--omk-record-mode``):
+Record modes (``--omk-record-mode``, see :mod:`pytest_omk.record_modes`):
 
-``new_episodes``  replay a recorded call, call live and record on a miss (default)
 ``none``          replay only: a miss raises :class:`~pytest_omk.errors.ReplayMissError` (for CI)
+``once``          as ``new_episodes`` for a sample file with no recordings yet, else as ``none``
+``new_episodes``  replay a recorded call, call live and record on a miss (default)
 ``all``           always call live and overwrite the recording
+``rewrite``       as ``all``; the session then deletes what this run did not use
 ``off``           always call live, read and write nothing
 
 The generic layer (:meth:`RecordingStore.get` / :meth:`RecordingStore.put`) stores any JSON payload
@@ -17,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import os
 import threading
+import time
 import warnings
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
@@ -47,12 +50,14 @@ from pytest_omk.execute.recording_files import (
     write_atomic,
 )
 from pytest_omk.models.results import ExecutionResult
+from pytest_omk.record_modes import RECORD_MODES, relative_source, touch
+from pytest_omk.record_modes import records as _records_in
+from pytest_omk.record_modes import replays as _replays_in
 
 if TYPE_CHECKING:
-    # Imported for the type only: settings imports pytest, which this package must not need.
-    from pytest_omk.settings import RecordMode
+    from pytest_omk.record_modes import RecordMode
 
-_MODES = ("new_episodes", "none", "all", "off")
+_MODES = RECORD_MODES
 _FIX_HINT = (
     "To record it, run once with --omk-record-mode=new_episodes (or =all to re-record everything) "
     "and commit the recordings directory."
@@ -85,6 +90,7 @@ class RecordingStore:
         *,
         secrets: Iterable[str] = (),
         warn: Callable[[str], None] | None = None,
+        started_ns: int | None = None,
     ) -> None:
         if mode not in _MODES:
             raise ValueError(f"record mode {mode!r} is not one of {', '.join(_MODES)}")
@@ -101,6 +107,9 @@ class RecordingStore:
         self._documents: dict[str, list[Document]] = {}
         self._swept: set[Path] = set()
         self._warned: set[Path] = set()
+        # ``once``: recordings made before the run started (under xdist: the controller's start).
+        self.started_ns = time.time_ns() if started_ns is None else started_ns
+        self._recorded_files: set[str] | None = None
 
     def add_secrets(self, secrets: Iterable[str]) -> None:
         """Scrub these values too (e.g. MCP server tokens known only once their config is read)."""
@@ -116,13 +125,13 @@ class RecordingStore:
 
     @property
     def replays(self) -> bool:
-        """Whether recorded calls are replayed (``new_episodes``, ``none``)."""
-        return self.enabled and self.mode in ("new_episodes", "none")
+        """Whether recorded calls are replayed (``none``, ``once``, ``new_episodes``)."""
+        return self.enabled and _replays_in(self.mode)
 
     @property
     def records(self) -> bool:
-        """Whether live calls are written (``new_episodes``, ``all``)."""
-        return self.enabled and self.mode in ("new_episodes", "all")
+        """Whether live calls are written (``once``, ``new_episodes``, ``all``, ``rewrite``)."""
+        return self.enabled and _records_in(self.mode)
 
     @property
     def replay_only(self) -> bool:
@@ -140,7 +149,15 @@ class RecordingStore:
         document = self._lookup(kind, identity, label)
         return None if document is None else document.result
 
-    def put(self, kind: str, identity: Mapping[str, Any], payload: Mapping[str, Any], *, label: str = "") -> None:
+    def put(
+        self,
+        kind: str,
+        identity: Mapping[str, Any],
+        payload: Mapping[str, Any],
+        *,
+        label: str = "",
+        source: Path | None = None,
+    ) -> None:
         """Record ``payload`` for ``identity`` when the mode records; a write failure only warns."""
         if not self.records:
             return
@@ -153,12 +170,17 @@ class RecordingStore:
         key = recording_key(kind, identity)
         redactor = self._redactor()
         path = self._path(kind, key, label, redactor)
+        file = relative_source(source, self.directory)
         document = build_document(
-            kind, key, redactor.text(label), redactor.data(dict(identity)), redactor.data(dict(payload))
+            kind, key, redactor.text(label), redactor.data(dict(identity)), redactor.data(dict(payload)), file
         )
         content = render(document)
-        if self.mode == "all" and self._unchanged(path, content):
-            return  # same answer again: keep the file and its date, so git shows no churn
+        if self.mode in ("all", "rewrite") and self._unchanged(path, content):
+            # Same answer again: keep the file and its date, so git shows no churn (``rewrite``
+            # marks it used by its modification time, see pytest_omk.record_modes).
+            if self.mode == "rewrite":
+                touch(path)
+            return
         try:
             write_atomic(path, content)
         except OSError as exc:
@@ -194,6 +216,8 @@ class RecordingStore:
         executor_id: str,
         request: ExecutionRequest,
         live: Callable[[], Awaitable[ExecutionResult]],
+        *,
+        endpoint: str | None = None,
     ) -> ExecutionResult:
         """Answer ``request`` from a recording or through ``live()``, as the mode says.
 
@@ -203,20 +227,22 @@ class RecordingStore:
         if not (self.replays or self.records):
             return await live()  # nothing to look up or write: no key, no dump, no thread hop
         kind = request.purpose
-        identity = {"executor": executor_id, "request": request.identity()}
+        identity: dict[str, Any] = {"executor": executor_id, "request": request.identity()}
+        if endpoint is not None:
+            identity["endpoint"] = endpoint  # another server is another call (see pytest_omk.endpoints)
         label = request.sample_id
         if self.replays:
             document = self._lookup(kind, identity, label)
             result = None if document is None else self._parse_result(document)
             if result is not None:
                 return result
-            if self.replay_only:
+            if self.replay_only or self._once_and_recorded(request.source):
                 raise ReplayMissError(self.explain_miss(kind, identity, label=label))
         result = await live()
         if self.records:
             # Only a recording needs the dump, and the thread hop that keeps its fsync off the loop.
             payload = result.model_dump(mode="json", exclude={"replayed"})
-            await asyncio.to_thread(self.put, kind, identity, payload, label=label)
+            await asyncio.to_thread(self.put, kind, identity, payload, label=label, source=request.source)
         return result
 
     def explain_miss(self, kind: str, identity: Mapping[str, Any], *, label: str = "") -> str:
@@ -228,6 +254,7 @@ class RecordingStore:
         key = recording_key(kind, identity)
         expected = self._path(kind, key, label, redactor).relative_to(directory)
         lines = describe_miss(
+            mode=self.mode,
             kind=kind,
             label=label,
             directory=directory,
@@ -238,6 +265,22 @@ class RecordingStore:
         return redactor.text("\n".join([*lines, _FIX_HINT]))
 
     # -- internals ----------------------------------------------------------------------------
+
+    def _once_and_recorded(self, source: Path | None) -> bool:
+        """``once``: whether the sample file had recordings before this run (then a miss is an error)."""
+        if self.mode != "once" or source is None or self.directory is None:
+            return False
+        with self._lock:
+            known = self._recorded_files
+        if known is None:
+            known = set()
+            for kind_dir in sorted(p for p in self.directory.iterdir() if p.is_dir()) if self.directory.is_dir() else []:
+                for document in self._parsed_documents(kind_dir.name):
+                    if document.file is not None and _older(document.path, self.started_ns):
+                        known.add(document.file)
+            with self._lock:
+                self._recorded_files = known
+        return relative_source(source, self.directory) in known
 
     def _redactor(self) -> Redactor:
         return Redactor(self._secrets)
@@ -359,3 +402,9 @@ class RecordingStore:
         else:
             warnings.warn(message, UserWarning, stacklevel=3)
 
+
+def _older(path: Path, started_ns: int) -> bool:
+    try:
+        return path.stat().st_mtime_ns < started_ns
+    except OSError:
+        return False
