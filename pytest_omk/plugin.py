@@ -49,12 +49,18 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _register_explicit_samples(config: pytest.Config, session: OmkSession) -> None:
-    """``--omk-samples`` paths join the run; with no positional args they are the whole run."""
+    """``--omk-samples`` paths join the run; with no positional args they are the whole run.
+
+    The ini key ``omk_samples`` composes like ``testpaths`` instead: its paths join what pytest
+    collects by default, and positional arguments narrow the run as they do for any test file
+    (a listed file named on the command line is still collected as a sample file).
+    """
     files: set[Path] = set()
     dirs: set[Path] = set()
     cli = config.getoption("omk_samples") or []
     base_cli = Path(config.invocation_params.dir)
     paths = [base_cli / p for p in cli] if cli else [Path(config.rootpath) / p for p in session.settings.samples]
+    explicit_args = config.args_source == pytest.Config.ArgsSource.ARGS
     for path in paths:
         path = path.resolve()
         if path.is_dir():
@@ -65,13 +71,16 @@ def _register_explicit_samples(config: pytest.Config, session: OmkSession) -> No
             raise pytest.UsageError(f"--omk-samples: {path} does not exist")
     config.stash[explicit_files_key] = files
     config.stash[explicit_dirs_key] = dirs
-    if not paths:
+    if not paths or (not cli and explicit_args):
         return
     if session.executor is None:
-        raise pytest.UsageError(f"omk: --omk-samples given but {_no_executor()}")
-    explicit_args = config.args_source == pytest.Config.ArgsSource.ARGS
+        option = "--omk-samples" if cli else "omk_samples"
+        raise pytest.UsageError(f"omk: {option} given but {_no_executor()}")
     extra = [str(p) for p in sorted(files | dirs)]
-    config.args = [*config.args, *extra] if explicit_args else extra
+    if cli:
+        config.args = [*config.args, *extra] if explicit_args else extra
+    else:
+        config.args = [*config.args, *extra]  # beside testpaths (or the current directory)
 
 
 def _no_executor() -> str:

@@ -68,6 +68,8 @@ class OmkSession:
             (self.settings.rootdir / self.settings.recordings).resolve() if self.settings.recordings else None
         )
         self._items: list[pytest.Item] = []
+        self._attempts: dict[str, int] = {}
+        """Setups of each item so far: a rerun (pytest-rerunfailures) is a further take."""
         self.judge_spec = select_judge(self.settings.judge, os.environ)
         warning = same_model_warning(self.judge_spec, self.settings.judge_model, self.settings.executor, self.settings.model)
         if warning and not self.is_worker:
@@ -336,6 +338,7 @@ class OmkSession:
         reason = self._skip_reason(item)
         if reason is not None:
             pytest.skip(reason)
+        self._next_take(item)
         future = self.start(item)
         assert future is not None
         try:
@@ -354,6 +357,20 @@ class OmkSession:
         # the ``except`` so pytest does not print the chained original exception.
         item.omk_record["error"] = error
         pytest.fail(f"omk: {error}", pytrace=False)
+
+    def _next_take(self, item: SampleItem) -> None:
+        """A second setup of the same item is a rerun: it asks the model again, as take 1, 2 ...
+
+        The take is part of the recording key, so each attempt is its own recording; replaying a
+        rerun replays that attempt's answer (docs/recording.md, "Reruns and takes").
+        """
+        take = self._attempts.get(item.nodeid, -1) + 1
+        self._attempts[item.nodeid] = take
+        if take > 0:
+            from dataclasses import replace
+
+            item.plan = replace(item.plan, take=take)
+            self._futures.pop(item.nodeid, None)
 
     def grade_item(self, item: SampleItem, subtests: pytest.Subtests) -> None:
         """Call phase: grade, report subtests and record the result."""
