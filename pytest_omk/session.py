@@ -71,11 +71,41 @@ class OmkSession:
         self._attempts: dict[str, int] = {}
         """Setups of each item so far: a rerun (pytest-rerunfailures) is a further take."""
         self.judge_spec = select_judge(self.settings.judge, os.environ)
+        self._check_specs()
         warning = same_model_warning(self.judge_spec, self.settings.judge_model, self.settings.executor, self.settings.model)
         if warning and not self.is_worker:
             config.issue_config_time_warning(pytest.PytestWarning(f"omk: {warning}"), stacklevel=2)
 
     # --- configuration -----------------------------------------------------------------------
+
+    def _check_specs(self) -> None:
+        """A typo'd executor name is a usage error now, not a command run for every sample."""
+        from pytest_omk.execute.factory import BUILTIN_EXECUTORS
+        from pytest_omk.preflight import check_executor_spec
+
+        try:
+            for spec, option in ((self.settings.executor, "--omk-executor"), (self.settings.judge, "--omk-judge")):
+                if spec:
+                    check_executor_spec(spec, BUILTIN_EXECUTORS, option=option)
+        except ConfigError as exc:
+            raise pytest.UsageError(f"omk: {exc}") from None
+
+    def _check_keys(self, items: list[SampleItem]) -> None:
+        """Before any item: a missing API key for a call that will be live is a usage error."""
+        from pytest_omk.live_needs import judged, recorded_here
+        from pytest_omk.preflight import check_live_key, missing_key
+
+        stages = self._stage_set()
+        runnable = [item for item in items if self._skip_reason(item) is None]
+        mode = self.settings.record_mode
+        try:
+            if missing_key(self._executor) is not None:
+                check = recorded_here(stages.calls.store, self._executor, runnable, self.settings.repeat)
+                check_live_key(self._executor, mode, check.labels, check.recorded)
+            if missing_key(self._judge_executor) is not None and mode != "none":
+                check_live_key(self._judge_executor, mode, judged(runnable), lambda _: True, option="--omk-judge")
+        except ConfigError as exc:
+            raise pytest.UsageError(f"omk: {exc}") from None
 
     @property
     def executor(self) -> Executor | None:
@@ -399,7 +429,7 @@ class OmkSession:
 
         items = [item for item in session.items if isinstance(item, SampleItem)]
         if items and not session.config.option.collectonly and self.executor is not None:
-            self._stage_set()
+            self._check_keys(items)
             self._warm_clients()
             self._register_url_sets(items)
             # Under xdist each worker sees every item but runs only some: it must not prefetch

@@ -64,6 +64,14 @@ _FIX_HINT = (
 )
 
 
+def call_identity(executor_id: str, request: ExecutionRequest, endpoint: str | None = None) -> dict[str, Any]:
+    """What the key of an executor call hashes: executor, endpoint (HTTP executors) and request."""
+    identity: dict[str, Any] = {"executor": executor_id, "request": request.identity()}
+    if endpoint is not None:
+        identity["endpoint"] = endpoint  # another server is another call (see pytest_omk.endpoints)
+    return identity
+
+
 def _environment_snapshot() -> dict[str, str]:
     """A copy of ``os.environ`` that tolerates another thread changing it during the copy."""
     while True:
@@ -227,9 +235,7 @@ class RecordingStore:
         if not (self.replays or self.records):
             return await live()  # nothing to look up or write: no key, no dump, no thread hop
         kind = request.purpose
-        identity: dict[str, Any] = {"executor": executor_id, "request": request.identity()}
-        if endpoint is not None:
-            identity["endpoint"] = endpoint  # another server is another call (see pytest_omk.endpoints)
+        identity = call_identity(executor_id, request, endpoint)
         label = request.sample_id
         if self.replays:
             document = self._lookup(kind, identity, label)
