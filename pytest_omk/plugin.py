@@ -38,6 +38,10 @@ def pytest_configure(config: pytest.Config) -> None:
     from pytest_omk.recording_session import RecordingsPlugin
 
     config.pluginmanager.register(RecordingsPlugin(config), "omk-recordings")
+    if not hasattr(config, "workerinput"):
+        from pytest_omk.report.run_info import RunInfo
+
+        config.pluginmanager.register(RunInfo(), "omk-run-info")
     session = OmkSession(config)
     config.stash[omk_session_key] = session
     config.pluginmanager.register(session, "omk-session")

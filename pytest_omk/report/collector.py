@@ -128,6 +128,7 @@ class RecordCollector:
     def finish(self, session: pytest.Session) -> None:
         rows = self.ordered()
         if not rows:
+            self._write_empty(session)
             return
         totals = summarize(rows)
         self._junit_suite_properties(totals)
@@ -138,8 +139,20 @@ class RecordCollector:
         settings = self.settings
         targets = ReportTargets.from_options(settings.report, settings.html, settings.markdown, os.environ, self._path)
         if targets.wanted:
-            document = build_report(rows, totals, settings, analysis)
+            document = {**build_report(rows, totals, settings, analysis), **self._run_section(session)}
             self.written = write_reports(document, targets, secrets_from_env(os.environ))
+
+    def _run_section(self, session: pytest.Session) -> dict[str, Any]:
+        run_info = self.config.pluginmanager.get_plugin("omk-run-info")
+        return run_info.section(session) if run_info is not None else {}
+
+    def _write_empty(self, session: pytest.Session) -> None:
+        """No sample ran (nothing collected, a collection error ...): the JSON report is still written."""
+        if not self.settings.report:
+            return
+        targets = ReportTargets(json=self._path(self.settings.report))
+        document = {**build_report([], summarize([]), self.settings, None), **self._run_section(session)}
+        self.written = write_reports(document, targets, secrets_from_env(os.environ))
 
     def _junit_suite_properties(self, totals: dict[str, Any]) -> None:
         from _pytest.junitxml import xml_key  # private: the public route needs a test function
@@ -153,6 +166,11 @@ class RecordCollector:
                 xml.add_global_property(f"omk.score.{layer}.mean", f"{value:.2f}")
         if totals["costUSD"] is not None:
             xml.add_global_property("omk.cost_usd.total", f"{totals['costUSD']:.6f}")
+
+
+def outcome_of(report: pytest.TestReport) -> str | None:
+    """The test's outcome this report settles (``passed``, ``error``, ``xfailed`` ...), else ``None``."""
+    return _outcome(report)
 
 
 def _outcome(report: pytest.TestReport) -> str | None:
