@@ -117,7 +117,8 @@ class RecordCollector:
             return
         terminalreporter.write_sep("=", "omk scores")
         verbosity = terminalreporter.config.get_verbosity()
-        for line in render_summary(rows, verbose=verbosity >= 0):
+        width = getattr(getattr(terminalreporter, "_tw", None), "fullwidth", 80)
+        for line in render_summary(rows, verbose=verbosity >= 0, width=width, wide=verbosity >= 1):
             terminalreporter.write_line(line)
         analysis = self.analyze(rows)
         for line in comparison_lines(analysis, message=self.regression, coverage=verbosity >= 1):
