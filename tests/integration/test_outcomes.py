@@ -425,7 +425,7 @@ def test_scores_section_rows_and_totals(
     result.stdout.fnmatch_lines(
         [
             "=*= omk scores =*=",
-            "sample *outcome *composite *fact *behavior *judge *cost *latency *replayed",
+            "sample *outcome *comp *fact *behav *judge *cost *time *replay",  # 80 columns: short names
             "eval-samples.json::a *passed *5.00 *5.00 *5.00 *- *$0.01 *[0-9]ms *no",
             "eval-samples.json::b *failed *3.50 *4.00 *3.00 *- *$0.02 *[0-9]ms *no",
             "eval-samples.json::c *error *- *- *- *- *- *- *-",
