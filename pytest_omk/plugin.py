@@ -14,6 +14,7 @@ from pytest_omk.collect import (
     SampleFile,
     SplitDirectory,
     canonical_in,
+    misnamed_sample_file,
     skill_samples,
 )
 from pytest_omk.session import OmkSession, omk_session_key
@@ -118,7 +119,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Any:
             return AmbiguousSamples.from_parent(parent, path=file_path.parent / ".omk" / CANONICAL_NAMES[0], error=found)
         return SampleFile.from_parent(parent, path=found, system_file=file_path)
     if name not in CANONICAL_NAMES:
-        return None
+        return misnamed_sample_file(file_path, parent)
     if file_path.parent.name == ".omk":
         skill_md = file_path.parent.parent / "SKILL.md"
         # Reached directly (e.g. named on the command line): only a real skill's folder counts.

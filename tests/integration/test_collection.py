@@ -427,3 +427,26 @@ def test_cli_omk_samples_replace_testpaths_and_join_positional_arguments(
     both = omk_run("--omk-samples", "other/more.json", "tests", "--collect-only", "-q")
     both.stdout.fnmatch_lines_random(["other/more.json::o1", "tests/test_plain.py::test_plain"])
     both.stdout.fnmatch_lines(["2 tests collected*"])
+
+
+def test_a_sample_file_with_another_name_named_directly_suggests_omk_samples(
+    pytester: pytest.Pytester, omk_run: OmkRun
+) -> None:
+    write_samples(pytester, "evals50.yaml", _ids("s1"))
+    result = omk_run("--omk-executor=echo", "evals50.yaml")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*ERROR collecting evals50.yaml*", "*looks like an omk sample file*--omk-samples evals50.yaml*"])
+    # Walking a directory still ignores such files: only a file named on the command line gets the hint.
+    pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
+    omk_run("--omk-executor=echo").assert_outcomes(passed=1)
+
+
+def test_items_report_the_line_of_their_sample(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+    write_samples(pytester, "eval-samples.yaml", _ids("s1", "s2"))
+    pytester.makeconftest(
+        "def pytest_collection_modifyitems(items):\n"
+        "    for item in items:\n"
+        "        print('LOCATION', item.location)\n"
+    )
+    result = omk_run("--collect-only", "-q", "-s")
+    result.stdout.fnmatch_lines(["LOCATION ('eval-samples.yaml', 2, 'sample: s1')", "LOCATION ('eval-samples.yaml', 4, 'sample: s2')"])
