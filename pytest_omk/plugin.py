@@ -50,6 +50,10 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_omk.report.pytest_html import PytestHtmlColumns
 
         config.pluginmanager.register(PytestHtmlColumns(), "omk-pytest-html")
+    if session.settings.junit_properties == "suite" and not hasattr(config, "workerinput"):
+        from pytest_omk.report.junit_layout import SuiteLevelProperties
+
+        config.pluginmanager.register(SuiteLevelProperties(config), "omk-junit-suite-properties")
     _register_explicit_samples(config, session)
 
 

@@ -79,6 +79,8 @@ OPTIONS: tuple[_Option, ...] = (
             "(CI matrices; merge the shards' reports with python -m pytest_omk merge)"),
     _Option("omk_url_allow_hosts", "hosts exempt from the private-address block", kind="args", cli=False),
     _Option("omk_executor_capabilities", "what a command executor supports (e.g. mocks)", kind="args", cli=False),
+    _Option("omk_junit_properties", "where per-sample JUnit properties go: testcase (default) or suite "
+            "(for strict xunit2 validators)", "testcase", choices=("testcase", "suite"), cli=False),
 )
 
 
@@ -170,6 +172,8 @@ class Settings:
     executor_capabilities: tuple[str, ...] = ()
     shard: Shard | None = None
     """``--omk-shard K/N``: this run's block of the collected items."""
+    junit_properties: str = "testcase"
+    """``testcase``: per-sample JUnit properties on each testcase; ``suite``: on the testsuite."""
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> Settings:

@@ -107,7 +107,10 @@ def grade_and_report(item: SampleItem, subtests: pytest.Subtests, omk: OmkSessio
 
     total = len(assertions) + len(rubric)
     if failed:
-        raise SampleFailed(f"{failed} of {total} checks failed (composite {_fmt(scores.composite)})")
+        from pytest_omk.report.failure_text import failed_check_names, listed
+
+        names = listed(failed_check_names(record, strict=settings.strict))
+        raise SampleFailed(f"{failed} of {total} checks failed: {names} (composite {_fmt(scores.composite)})")
     if settings.min_composite is not None and (scores.composite is None or scores.composite < settings.min_composite):
         raise SampleFailed(
             f"composite {_fmt(scores.composite)} is below --omk-min-composite {settings.min_composite:g}"
