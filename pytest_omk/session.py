@@ -68,6 +68,10 @@ class OmkSession:
             (self.settings.rootdir / self.settings.recordings).resolve() if self.settings.recordings else None
         )
         self._items: list[pytest.Item] = []
+        from pytest_omk.progress import CallProgress
+
+        self.progress = CallProgress()
+        """Counts of this process's model calls, for the status line."""
         self._attempts: dict[str, int] = {}
         """Setups of each item so far: a rerun (pytest-rerunfailures) is a further take."""
         self.judge_spec = select_judge(self.settings.judge, os.environ)
@@ -84,7 +88,7 @@ class OmkSession:
         from pytest_omk.preflight import check_executor_spec
 
         try:
-            for spec, option in ((self.settings.executor, "--omk-executor"), (self.settings.judge, "--omk-judge")):
+            for spec, option in ((self.settings.executor, "--omk-executor"), (self.judge_spec, "--omk-judge")):
                 if spec:
                     check_executor_spec(spec, BUILTIN_EXECUTORS, option=option)
         except ConfigError as exc:
@@ -151,6 +155,7 @@ class OmkSession:
                 limiter=AdaptiveLimiter(self._concurrency()),
                 policy=RetryPolicy(retries=self.settings.retries),
                 timeout=self.settings.timeout,
+                progress=self.progress,
             )
             resolver = self._make_resolver(store)
             self._stages = Stages(calls=calls, executor=executor, resolver=resolver, judge=self._make_judge(calls))
@@ -327,7 +332,26 @@ class OmkSession:
 
         future = self._call_runner().submit(run_repeated(item.plan, self._stage_set(), self.settings.repeat))
         self._futures[item.nodeid] = future
+        self.progress.sample_started()
+        future.add_done_callback(self._sample_done)
         return future
+
+    def _sample_done(self, future: concurrent.futures.Future[list[SampleRun]]) -> None:
+        self.progress.sample_finished(failed=not future.cancelled() and future.exception() is not None)
+
+    def _wait(self, future: concurrent.futures.Future[list[SampleRun]]) -> list[SampleRun]:
+        """The item's runs; the controller shows the status line meanwhile (not under ``-q``)."""
+        if self._feed is not None:
+            return self._feed.wait(future, self._start_indices)
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        interval = self.settings.status_interval
+        if future.done() or reporter is None or interval <= 0 or self.config.get_verbosity() < 0:
+            return future.result()
+        from pytest_omk.status_line import StatusLine
+
+        capture = self.config.pluginmanager.get_plugin("capturemanager")
+        status = StatusLine(reporter, self.progress, interval=interval, tty=bool(reporter.isatty), capture=capture)
+        return status.wait(future)
 
     def _start_indices(self, indices: list[int]) -> None:
         """Start the calls of the items xdist just queued on this worker (by collection index)."""
@@ -372,7 +396,7 @@ class OmkSession:
         future = self.start(item)
         assert future is not None
         try:
-            item.omk_runs = future.result() if self._feed is None else self._feed.wait(future, self._start_indices)
+            item.omk_runs = self._wait(future)
             item.omk_run = item.omk_runs[0]
             # The item holds the result now; the future (and its task) need not live to the end.
             self._futures.pop(item.nodeid, None)

@@ -79,6 +79,8 @@ OPTIONS: tuple[_Option, ...] = (
             "(CI matrices; merge the shards' reports with python -m pytest_omk merge)"),
     _Option("omk_url_allow_hosts", "hosts exempt from the private-address block", kind="args", cli=False),
     _Option("omk_executor_capabilities", "what a command executor supports (e.g. mocks)", kind="args", cli=False),
+    _Option("omk_status_interval", "seconds between status lines while model calls run, when the output is "
+            "not a terminal (0: none)", 5.0, "float", cli=False),
     _Option("omk_junit_properties", "where per-sample JUnit properties go: testcase (default) or suite "
             "(for strict xunit2 validators)", "testcase", choices=("testcase", "suite"), cli=False),
 )
@@ -172,6 +174,8 @@ class Settings:
     executor_capabilities: tuple[str, ...] = ()
     shard: Shard | None = None
     """``--omk-shard K/N``: this run's block of the collected items."""
+    status_interval: float = 5.0
+    """Seconds between status lines without a terminal (``omk_status_interval``; 0 turns it off)."""
     junit_properties: str = "testcase"
     """``testcase``: per-sample JUnit properties on each testcase; ``suite``: on the testsuite."""
 

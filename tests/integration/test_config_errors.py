@@ -16,6 +16,7 @@ def test_a_misspelled_executor_is_a_usage_error_with_a_suggestion(pytester: pyte
     assert len(errors) == 1, result.stderr.lines
     assert "did you mean openai?" in errors[0]
     assert "command:opnai" in errors[0]  # how to run such a command on purpose
+    assert omk_run("--omk-executor=echo", "--omk-judge=none").ret == pytest.ExitCode.OK  # "none" turns the judge off
     judge = omk_run("--omk-executor=echo", "--omk-judge=antropic")
     assert judge.ret == pytest.ExitCode.USAGE_ERROR
     judge.stderr.fnmatch_lines(["*--omk-judge 'antropic'*did you mean anthropic?*"])
