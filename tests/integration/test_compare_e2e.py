@@ -136,7 +136,7 @@ def _expected_interval(differences: list[float]) -> tuple[float, float]:
 
 
 def _strip_volatile(document: dict[str, Any]) -> dict[str, Any]:
-    document = {k: v for k, v in document.items() if k not in ("createdAt",)}
+    document = {k: v for k, v in document.items() if k not in ("createdAt", "startedAt", "durationS")}
     for sample in document["samples"]:
         if sample["execution"]:
             sample["execution"]["latencyMs"] = None

@@ -671,7 +671,8 @@ def test_replayed_calls_are_reported(
 
 def _strip_volatile(report: dict[str, Any]) -> dict[str, Any]:
     report = json.loads(json.dumps(report))
-    report.pop("createdAt", None)
+    for volatile in ("createdAt", "startedAt", "durationS"):
+        report.pop(volatile, None)
     for entry in report["samples"]:
         if entry["execution"]:
             entry["execution"].pop("latencyMs", None)
