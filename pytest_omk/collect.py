@@ -89,10 +89,16 @@ class SampleItem(FullTraceback, pytest.Function):
         self.omk.setup_item(self)
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
-        return self.path, None, f"sample: {sanitize_control(self.sample_id)}"
+        parent = self.parent
+        line = parent.sample_line(self.sample_id) if isinstance(parent, SampleFile) else None
+        return self.path, line, f"sample: {sanitize_control(self.sample_id)}"
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
         if isinstance(excinfo.value, SampleFailed | OmkError):
+            if self.config.option.tbstyle == "line":
+                from pytest_omk.report.failure_text import line_repr
+
+                return line_repr(self.path, self.reportinfo()[1], str(excinfo.value))
             return str(excinfo.value)
         return super().repr_failure(excinfo)
 
@@ -107,6 +113,19 @@ class SampleFile(pytest.File):
 
     def _display(self) -> str:
         return display_path(self.path, self.config.rootpath)
+
+    def sample_line(self, sample_id: str) -> int | None:
+        """The 0-based line where ``sample_id`` is defined in this file (read once per file)."""
+        lines = self.__dict__.get("_sample_lines")
+        if lines is None:
+            from pytest_omk.loading.lines import sample_lines
+
+            try:
+                lines = sample_lines(self.path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError):
+                lines = {}
+            self.__dict__["_sample_lines"] = lines
+        return lines.get(sample_id)
 
     def load(self) -> SampleBundle:
         if self._bundle is None:
@@ -184,7 +203,8 @@ def canonical_in(directory: Path) -> Path | SampleFileError | None:
 
 
 class AmbiguousSamples(pytest.File):
-    """Stands in for two canonical files in one directory: collecting it is an error."""
+    """Stands in for a sample file that cannot be collected as it is (two canonical files in one
+    directory, a sample file under another name): collecting it is an error."""
 
     def __init__(self, *, error: SampleFileError, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -192,3 +212,31 @@ class AmbiguousSamples(pytest.File):
 
     def collect(self) -> Iterable[pytest.Item]:
         raise self.CollectError(self.error.reason)
+
+
+_SAMPLE_SUFFIXES = (".json", ".yaml", ".yml")
+_SCHEMA_MARK = b"omk.eval-sample-set/"
+
+
+def misnamed_sample_file(path: Path, parent: pytest.Collector) -> AmbiguousSamples | None:
+    """A sample file named on the command line under another name: a collection error saying how
+    to run it (``--omk-samples``), instead of pytest's bare "not found"."""
+    if not path.name.endswith(_SAMPLE_SUFFIXES):
+        return None
+    named = {Path(arg.split("::")[0]).resolve() for arg in parent.config.args}
+    if path.resolve() not in named:
+        return None
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(65536)
+    except OSError:
+        return None
+    if _SCHEMA_MARK not in head:
+        return None
+    shown = display_path(path, parent.config.rootpath)
+    error = SampleFileError(
+        shown,
+        f"this looks like an omk sample file, but only {' and '.join(CANONICAL_NAMES)} are collected by "
+        f"name; run it with --omk-samples {shown} (or list it in the ini key omk_samples)",
+    )
+    return AmbiguousSamples.from_parent(parent, path=path, error=error)

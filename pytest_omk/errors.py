@@ -23,21 +23,25 @@ class OmkError(Exception):
 class SampleFileError(OmkError):
     """An eval-samples file is unreadable or breaks the format; names the file, path and line."""
 
-    def __init__(self, path: str, reason: str, *, where: str | None = None, line: int | None = None):
+    def __init__(
+        self, path: str, reason: str, *, where: str | None = None, line: int | None = None, column: int | None = None
+    ):
         self.path = path
         self.reason = reason
         self.where = where
         self.line = line
+        self.column = column
         super().__init__(self.message)
 
     @property
     def message(self) -> str:
-        """``file: json.path (line N): reason``."""
+        """``file: json.path (line N, column C): reason``."""
         location = self.path
         if self.where:
             location += f": {self.where}"
         if self.line is not None:
-            location += f" (line {self.line})"
+            column = f", column {self.column}" if self.column is not None else ""
+            location += f" (line {self.line}{column})"
         return f"{location}: {self.reason}"
 
 

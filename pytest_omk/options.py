@@ -7,6 +7,7 @@ the value and what is allowed, wherever it came from.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -16,7 +17,7 @@ import pytest
 from pytest_omk.compare.variants import Variant, parse_variants
 from pytest_omk.converters import Converter, boolean, choice, integer, number, text
 from pytest_omk.errors import ConfigError
-from pytest_omk.recordings.modes import RECORD_MODES
+from pytest_omk.recordings.modes import RECORD_MODES, default_mode
 from pytest_omk.settings import Settings
 from pytest_omk.shard import parse_shard
 
@@ -69,8 +70,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("--omk-report", "write the JSON report to this path"),
     Option("--omk-html", "write a self-contained HTML report with charts to this path"),
     Option("--omk-markdown", "write a Markdown summary to this path (also to $GITHUB_STEP_SUMMARY when set)"),
-    Option("--omk-record-mode", "recordings: new_episodes, none (replay only), all (re-record), off",
-           "new_episodes", choice(*RECORD_MODES), "MODE"),
+    Option("--omk-record-mode", "recordings: none (replay only), once, new_episodes, all, rewrite, off "
+           "(default: new_episodes; none when CI is set)", None, choice(*RECORD_MODES), "MODE"),
+    Option("--omk-status-interval", "seconds between status lines while model calls run, when the output is "
+           "not a terminal (0: none)", 5.0, number(low=0), _X, cli=False),
+    Option("--omk-junit-properties", "where per-sample JUnit properties go: testcase (default) or suite "
+           "(for strict xunit2 validators)", "testcase", choice("testcase", "suite"), "WHERE", cli=False),
     Option("--omk-recordings", "recordings directory, relative to rootdir (default: in pytest's cache)", metavar="PATH"),
     Option("--omk-concurrency", "model calls in flight at once (executor + judge)", 8, integer(1), _N),
     Option("--omk-retries", "retries on 429, 5xx, timeouts and connection errors", 3, integer(0), _N),
@@ -151,6 +156,7 @@ def settings_from_config(config: pytest.Config) -> Settings:
     for name in ("samples", "url_allow_hosts", "executor_capabilities"):
         values[name] = tuple(values[name] or ())
     values["variants"] = _variants(config, values.pop("variant") or ())
+    values["record_mode"] = default_mode(values["record_mode"], os.environ)
     try:
         values["shard"] = parse_shard(values["shard"]) if values["shard"] else None
     except ConfigError as exc:

@@ -46,6 +46,8 @@ def build_request(plan: SamplePlan, resolved: ResolvedText) -> ExecutionRequest:
         mocks_strict=sample.mocks_strict,
         allowed_tools=list(sample.allowedTools) if sample.allowedTools is not None else None,
         repeat=plan.repeat,
+        take=plan.take,
+        source=plan.source,
         sample=sample,
         mock_base_dir=plan.base_dir,
     )

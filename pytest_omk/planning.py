@@ -59,6 +59,7 @@ class Planner:
             system=self.system_text(variant.path) if variant else self._system_for(system_file or bundle.system_file),
             model=self.settings.model,
             variant=variant.name if variant else None,
+            source=loaded.source,
         )
 
     def markers_for(self, sample: Sample) -> list[pytest.MarkDecorator]:

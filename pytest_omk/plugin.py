@@ -14,6 +14,7 @@ from pytest_omk.collect import (
     SampleFile,
     SplitDirectory,
     canonical_in,
+    misnamed_sample_file,
     sample_host_key,
     skill_samples,
 )
@@ -37,6 +38,13 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "omk: an item generated from an omk eval sample")
     config.addinivalue_line("markers", "omk_difficulty(level): the sample's difficulty (easy, medium, hard)")
     config.addinivalue_line("markers", "omk_capability(name): a capability the sample covers")
+    from pytest_omk.recording_session import RecordingsPlugin
+
+    config.pluginmanager.register(RecordingsPlugin(config), "omk-recordings")
+    if not hasattr(config, "workerinput"):
+        from pytest_omk.report.run_info import RunInfo
+
+        config.pluginmanager.register(RunInfo(), "omk-run-info")
     settings = settings_from_config(config)
     session = OmkSession(config, settings)
     config.stash[sample_host_key] = session
@@ -50,16 +58,26 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_omk.report.pytest_html import PytestHtmlColumns
 
         config.pluginmanager.register(PytestHtmlColumns(), "omk-pytest-html")
+    if session.settings.junit_properties == "suite" and not hasattr(config, "workerinput"):
+        from pytest_omk.report.junit_layout import SuiteLevelProperties
+
+        config.pluginmanager.register(SuiteLevelProperties(config), "omk-junit-suite-properties")
     _register_explicit_samples(config, session)
 
 
 def _register_explicit_samples(config: pytest.Config, session: OmkSession) -> None:
-    """``--omk-samples`` paths join the run; with no positional args they are the whole run."""
+    """``--omk-samples`` paths join the run; with no positional args they are the whole run.
+
+    The ini key ``omk_samples`` composes like ``testpaths`` instead: its paths join what pytest
+    collects by default, and positional arguments narrow the run as they do for any test file
+    (a listed file named on the command line is still collected as a sample file).
+    """
     files: set[Path] = set()
     dirs: set[Path] = set()
     cli = config.getoption("omk_samples") or []
     base_cli = Path(config.invocation_params.dir)
     paths = [base_cli / p for p in cli] if cli else [Path(config.rootpath) / p for p in session.settings.samples]
+    explicit_args = config.args_source == pytest.Config.ArgsSource.ARGS
     for path in paths:
         path = path.resolve()
         if path.is_dir():
@@ -70,13 +88,16 @@ def _register_explicit_samples(config: pytest.Config, session: OmkSession) -> No
             raise pytest.UsageError(f"--omk-samples: {path} does not exist")
     config.stash[explicit_files_key] = files
     config.stash[explicit_dirs_key] = dirs
-    if not paths:
+    if not paths or (not cli and explicit_args):
         return
     if session.executor is None:
-        raise pytest.UsageError(f"omk: --omk-samples given but {NO_EXECUTOR}")
-    explicit_args = config.args_source == pytest.Config.ArgsSource.ARGS
+        option = "--omk-samples" if cli else "omk_samples"
+        raise pytest.UsageError(f"omk: {option} given but {NO_EXECUTOR}")
     extra = [str(p) for p in sorted(files | dirs)]
-    config.args = [*config.args, *extra] if explicit_args else extra
+    if cli:
+        config.args = [*config.args, *extra] if explicit_args else extra
+    else:
+        config.args = [*config.args, *extra]  # beside testpaths (or the current directory)
 
 
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> Any:
@@ -104,7 +125,7 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Any:
             return AmbiguousSamples.from_parent(parent, path=file_path.parent / ".omk" / CANONICAL_NAMES[0], error=found)
         return SampleFile.from_parent(parent, path=found, system_file=file_path)
     if name not in CANONICAL_NAMES:
-        return None
+        return misnamed_sample_file(file_path, parent)
     if file_path.parent.name == ".omk":
         skill_md = file_path.parent.parent / "SKILL.md"
         # Reached directly (e.g. named on the command line): only a real skill's folder counts.

@@ -14,14 +14,16 @@ import concurrent.futures
 import contextlib
 import threading
 import time
-from collections.abc import Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from pytest_omk.endpoints import executor_endpoint
 from pytest_omk.execute.base import Executor, TransientError
 from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy, call_with_retries
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
+from pytest_omk.progress import CallProgress
 from pytest_omk.recordings.store import RecordingStore
 
 T = TypeVar("T")
@@ -105,6 +107,8 @@ class ModelCalls:
     limiter: AdaptiveLimiter
     policy: RetryPolicy
     timeout: float
+    progress: CallProgress | None = None
+    """Counters for the status line (calls in flight, retrying, cost)."""
 
     async def call(self, executor: Executor, request: ExecutionRequest) -> ExecutionResult:
         """Answer ``request`` with ``executor``, replaying a recording when the mode allows."""
@@ -124,7 +128,42 @@ class ModelCalls:
             return result
 
         async def live() -> ExecutionResult:
-            result, retries = await call_with_retries(attempt, policy=self.policy, limiter=self.limiter)
+            if self.progress is None:
+                result, retries = await call_with_retries(attempt, policy=self.policy, limiter=self.limiter)
+            else:
+                result, retries = await tracked(self.progress, attempt, self.policy, self.limiter)
             return result.model_copy(update={"retries": retries, "replayed": False})
 
-        return await self.store.call(executor.id, request, live)
+        return await self.store.call(executor.id, request, live, endpoint=executor_endpoint(executor))
+
+
+async def tracked(
+    progress: CallProgress,
+    attempt: Callable[[], Awaitable[ExecutionResult]],
+    policy: RetryPolicy,
+    limiter: AdaptiveLimiter,
+) -> tuple[ExecutionResult, int]:
+    """``call_with_retries`` with the call counted in flight per attempt, and as retrying from its
+    first transient failure until it ends."""
+    retried = False
+
+    async def counted() -> ExecutionResult:
+        nonlocal retried
+        progress.attempt_started()
+        try:
+            return await attempt()
+        except TransientError:
+            if not retried:
+                retried = True
+                progress.retrying(1)
+            raise
+        finally:
+            progress.attempt_finished()
+
+    try:
+        result, retries = await call_with_retries(counted, policy=policy, limiter=limiter)
+    finally:
+        if retried:
+            progress.retrying(-1)
+    progress.add_cost(result.costUSD)
+    return result, retries

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_omk.attempts import Attempts, wait_for_runs
 from pytest_omk.errors import ConfigError, OmkError
 from pytest_omk.loading.display import display_path
 from pytest_omk.planning import Planner
@@ -60,6 +61,7 @@ class OmkSession:
             (self.settings.rootdir / self.settings.recordings).resolve() if self.settings.recordings else None
         )
         self._items: list[pytest.Item] = []
+        self._attempts = Attempts()
         self._adopted: dict[int, SampleItem] = {}
         """The sample items collection handed over, by ``id``: pytest's items include other tests."""
         self._order: dict[str, int] = {}
@@ -129,6 +131,11 @@ class OmkSession:
 
         future = self._call_runner().submit(run_repeated(item.plan, self.calls.stages(), self.settings.repeat))
         self._futures[item.nodeid] = future
+        progress = self.calls.progress
+        progress.sample_started()
+        future.add_done_callback(
+            lambda done: progress.sample_finished(failed=not done.cancelled() and done.exception() is not None)
+        )
         return future
 
     def _start_indices(self, indices: list[int]) -> None:
@@ -155,6 +162,8 @@ class OmkSession:
 
     def _warm_clients(self) -> None:
         """Open the executors' HTTP clients on the loop before the first wave of calls."""
+        if self.settings.record_mode == "none":
+            return  # nothing may be opened in a replay-only run
         from pytest_omk.runtime import warm_clients
 
         executors = self.calls.executors()
@@ -175,10 +184,14 @@ class OmkSession:
         reason = self._skip_reason(item)
         if reason is not None:
             pytest.skip(reason)
+        self._attempts.next_take(item, self._futures)
         future = self.start(item)
         assert future is not None
         try:
-            item.omk_runs = future.result() if self._feed is None else self._feed.wait(future, self._start_indices)
+            item.omk_runs = wait_for_runs(
+                self.config, future, progress=self.calls.progress, interval=self.settings.status_interval,
+                feed=self._feed, start_indices=self._start_indices,
+            )
             item.omk_run = item.omk_runs[0]
             # The item holds the result now; the future (and its task) need not live to the end.
             self._futures.pop(item.nodeid, None)
@@ -219,7 +232,7 @@ class OmkSession:
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
         items = [sample for item in session.items if (sample := self._adopted.get(id(item))) is not None]
         if items and not session.config.option.collectonly and self.executor is not None:
-            self.calls.stages()
+            self.calls.check_keys([item for item in items if self._skip_reason(item) is None])
             self._warm_clients()
             plans: dict[Path, list[SamplePlan]] = {}
             for item in items:

@@ -54,3 +54,7 @@ class Settings:
     executor_capabilities: tuple[str, ...] = ()
     shard: Shard | None = None
     """``--omk-shard K/N``: this run's block of the collected items."""
+    status_interval: float = 5.0
+    """Seconds between status lines without a terminal (``omk_status_interval``; 0 turns it off)."""
+    junit_properties: str = "testcase"
+    """``testcase``: per-sample JUnit properties on each testcase; ``suite``: on the testsuite."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -44,6 +44,42 @@ class CallWiring:
         warning = same_model_warning(self.judge_spec, settings.judge_model, settings.executor, settings.model)
         if warning and not self.is_worker:
             config.issue_config_time_warning(pytest.PytestWarning(f"omk: {warning}"), stacklevel=2)
+        from pytest_omk.progress import CallProgress
+
+        self.progress = CallProgress()
+        """Counts of this process's model calls, for the status line."""
+        self._check_specs()
+
+    def _check_specs(self) -> None:
+        """A typo'd executor name is a usage error now, not a command run for every sample."""
+        from pytest_omk.execute.factory import BUILTIN_EXECUTORS
+        from pytest_omk.preflight import check_executor_spec
+
+        try:
+            for spec, option in ((self.settings.executor, "--omk-executor"), (self.judge_spec, "--omk-judge")):
+                if spec:
+                    check_executor_spec(spec, BUILTIN_EXECUTORS, option=option)
+        except ConfigError as exc:
+            raise pytest.UsageError(f"omk: {exc}") from None
+
+    def check_keys(self, runnable: list[Any]) -> None:
+        """Before any item: a missing API key for a call that will be live is a usage error.
+
+        ``runnable``: the sample items that will run (collection's type; this layer sits below it).
+        """
+        from pytest_omk.live_needs import judged, recorded_here
+        from pytest_omk.preflight import check_live_key, missing_key
+
+        stages = self.stages()
+        mode = self.settings.record_mode
+        try:
+            if missing_key(self._executor) is not None:
+                check = recorded_here(stages.calls.store, self._executor, runnable, self.settings.repeat)
+                check_live_key(self._executor, mode, check.labels, check.recorded)
+            if missing_key(self._judge_executor) is not None and mode != "none":
+                check_live_key(self._judge_executor, mode, judged(runnable), lambda _: True, option="--omk-judge")
+        except ConfigError as exc:
+            raise pytest.UsageError(f"omk: {exc}") from None
 
     def executors(self) -> list[Executor]:
         """The executors made so far (model under test, judge)."""
@@ -77,16 +113,23 @@ class CallWiring:
             executor = self.executor
             assert executor is not None
             from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy
+            from pytest_omk.offline import ReplayOnly
             from pytest_omk.pipeline import Stages
+            from pytest_omk.recording_session import run_started_ns
             from pytest_omk.recordings.store import RecordingStore
             from pytest_omk.runtime import ModelCalls
 
-            store = RecordingStore(self._recordings_dir(), self.settings.record_mode, warn=self._warn)
+            store = RecordingStore(
+                self._recordings_dir(), self.settings.record_mode, warn=self._warn, started_ns=run_started_ns(self.config)
+            )
+            if store.replay_only:
+                executor = ReplayOnly(executor)  # no transport: a replay-only run cannot call a model
             calls = ModelCalls(
                 store=store,
                 limiter=AdaptiveLimiter(self._concurrency()),
                 policy=RetryPolicy(retries=self.settings.retries),
                 timeout=self.settings.timeout,
+                progress=self.progress,
             )
             resolver = self._make_resolver(store)
             self._stages = Stages(calls=calls, executor=executor, resolver=resolver, judge=self._make_judge(calls))
@@ -136,6 +179,10 @@ class CallWiring:
             self._judge_executor = make_executor(self.judge_spec, timeout=self.settings.timeout)
         except ConfigError as exc:
             raise pytest.UsageError(f"omk: judge: {exc}") from None
+        if calls.store.replay_only:
+            from pytest_omk.offline import ReplayOnly
+
+            self._judge_executor = ReplayOnly(self._judge_executor)
         return LLMJudge(
             calls,
             self._judge_executor,
@@ -174,14 +221,19 @@ class CallWiring:
             await self._resolver.aclose()
 
     def _recordings_dir(self) -> Path | None:
-        if self.settings.record_mode == "off":
-            return None
-        if self.settings.recordings:
-            return (self.settings.rootdir / self.settings.recordings).resolve()
-        cache = getattr(self.config, "cache", None)
-        if cache is None:
-            return None
-        return Path(cache.mkdir("omk")) / "recordings"
+        return recordings_dir(self.config, self.settings)
 
     def _warn(self, message: str) -> None:
         self.config.issue_config_time_warning(pytest.PytestWarning(f"omk: {message}"), stacklevel=2)
+
+
+def recordings_dir(config: pytest.Config, settings: Settings) -> Path | None:
+    """Where this run's recordings live (``None`` with ``--omk-record-mode=off`` or no cache)."""
+    if settings.record_mode == "off":
+        return None
+    if settings.recordings:
+        return (settings.rootdir / settings.recordings).resolve()
+    cache = getattr(config, "cache", None)
+    if cache is None:
+        return None
+    return Path(cache.mkdir("omk")) / "recordings"

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from pytest_omk.agent.isolation import source_directory, working_copy
 from pytest_omk.agent.mcp_tools import McpTools, load_mcp_servers
@@ -113,6 +114,11 @@ class AgentExecutor:
     def id(self) -> str:
         """``agent:<api>``: part of the recording key, so the two APIs never share recordings."""
         return f"agent:{self.provider.api}"
+
+    @property
+    def api_endpoint(self) -> Any:
+        """The provider's endpoint (its URL is part of the recording key), if it has one."""
+        return getattr(self.provider, "api_endpoint", None)
 
     @property
     def time_budget(self) -> float:

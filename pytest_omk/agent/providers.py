@@ -108,6 +108,11 @@ class _HttpProvider:
     ) -> None:
         self._http = JsonApiClient(self._endpoint(env), timeout=timeout, transport=transport)
 
+    @property
+    def api_endpoint(self) -> ApiEndpoint:
+        """Where calls go: its URL is part of the recording key."""
+        return self._http.endpoint
+
     async def aclose(self) -> None:
         await self._http.aclose()
 

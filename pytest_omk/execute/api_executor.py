@@ -40,6 +40,11 @@ class ApiExecutor:
         self._http = JsonApiClient(api, timeout=timeout, transport=transport)
         self.url = api.url
 
+    @property
+    def api_endpoint(self) -> ApiEndpoint:
+        """Where calls go: its URL is part of the recording key (see :mod:`pytest_omk.endpoints`)."""
+        return self._http.endpoint
+
     @staticmethod
     def endpoint(env: Mapping[str, str] | None, *, base_url: str | None, api_key: str | None) -> ApiEndpoint:
         """The provider's endpoint (see :func:`pytest_omk.execute.openai.endpoint`)."""

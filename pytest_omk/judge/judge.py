@@ -157,6 +157,8 @@ class LLMJudge:
             sample_id=plan.sample.sample_id,
             cwd_key=plan.cwd_key,
             repeat=job.replicate,
+            take=plan.take,
+            source=plan.source,
             purpose="judge",
             json_mode=True,
             template=job.template.template_id(),

@@ -174,7 +174,7 @@ def _parse_json(text: str, path: str) -> Any:
     try:
         return json.loads(text, parse_constant=_reject_constant, parse_int=_json_int)
     except json.JSONDecodeError as exc:
-        raise SampleFileError(path, f"invalid JSON: {exc.msg}", line=exc.lineno) from None
+        raise SampleFileError(path, f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno) from None
     except ValueError as exc:
         raise SampleFileError(path, f"invalid JSON: {exc}") from None
     except RecursionError:
@@ -200,20 +200,35 @@ def _parse_yaml(text: str, path: str) -> Any:
             line=text.count("\n", 0, exc.position) + 1,
         ) from None
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark is not None else None
-        reason = exc.problem or exc.context or "invalid YAML"
+        mark, reason = _yaml_mark(exc)
         where = None
         if mark is not None and node is not None:
             at = _path_to_mark(node, mark)
             where = format_path(at) if at else None
-        raise SampleFileError(path, f"invalid YAML: {reason}", where=where, line=line) from None
+        line, column = (mark.line + 1, mark.column + 1) if mark is not None else (None, None)
+        raise SampleFileError(path, f"invalid YAML: {reason}", where=where, line=line, column=column) from None
     except yaml.YAMLError as exc:
         raise SampleFileError(path, f"invalid YAML: {exc}") from None
     except RecursionError:
         raise SampleFileError(path, f"YAML nests deeper than {MAX_DEPTH} levels") from None
     finally:
         loader.dispose()
+
+
+def _yaml_mark(exc: yaml.MarkedYAMLError) -> tuple[Any, str]:
+    """Where a YAML syntax error is, and why, as the parser saw it.
+
+    A token left open (a quote, a flow sequence) is reported where it starts, the parser's
+    ``context_mark``: the problem mark is only where the parser gave up, often lines later. Other
+    errors (a bad indentation inside a block mapping, say) are reported where they were found.
+    """
+    problem = exc.problem or exc.context or "invalid YAML"
+    start, found = exc.context_mark, exc.problem_mark
+    left_open = (exc.context or "").startswith(("while scanning", "while parsing a flow"))
+    if left_open and start is not None and found is not None and (start.line, start.column) != (found.line, found.column):
+        noticed = f"line {found.line + 1}, column {found.column + 1}"
+        return start, f"{problem} ({exc.context} that starts here; noticed at {noticed})"
+    return found or start, problem
 
 
 def _children(node: Any) -> list[Any]:

@@ -6,6 +6,7 @@ and the orchestrator (:mod:`pytest_omk.pipeline`) wires them together.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -30,7 +31,8 @@ class ExecutionRequest:
     cwd: Path | None = None
     """Absolute working directory for command executors and agents."""
     cwd_key: str = ""
-    """``cwd`` relative to the rootdir, in POSIX form: the part of it that identifies the call."""
+    """``cwd`` relative to the sample file's directory, in POSIX form: the part of it that identifies
+    the call."""
     mocks: list[dict[str, Any]] | None = None
     """The sample's mocks as written in the file (aliases such as ``return`` kept)."""
     mocks_strict: bool = True
@@ -47,6 +49,11 @@ class ExecutionRequest:
     mock_base_dir: Path | None = field(default=None, compare=False)
     """Where a mock's relative ``return_file`` is found: the sample file's directory (not part of
     the recording key)."""
+    source: Path | None = field(default=None, compare=False)
+    """The sample file the call is made for: stored in its recording, never part of the key
+    (``--omk-record-mode=once`` asks whether that file has recordings)."""
+    take: int = 0
+    """Attempt of the same item (a rerun by pytest-rerunfailures is take 1, 2 ...); part of the key."""
 
     def identity(self) -> dict[str, Any]:
         """The JSON-able fields that change the answer: the recording key is a hash of these."""
@@ -60,6 +67,7 @@ class ExecutionRequest:
             "mocksStrict": self.mocks_strict if self.mocks else None,
             "allowedTools": sorted(self.allowed_tools) if self.allowed_tools is not None else None,
             "repeat": self.repeat,
+            "take": self.take,
             "jsonMode": self.json_mode,
             "template": self.template,
         }
@@ -79,6 +87,10 @@ class SamplePlan:
     """Repeat index (``--omk-repeat``): part of the recording key, so each run is its own call."""
     variant: str | None = None
     """The variant's name (``--omk-variant``); its file's text is ``system``."""
+    source: Path | None = None
+    """The sample file (stored in recordings, not part of their key)."""
+    take: int = 0
+    """Attempt of the item: a rerun (pytest-rerunfailures) asks the model again, as take 1, 2 ..."""
 
     # Cached: a plan is frozen, and resolving paths on every call of a large replay is measurable.
     @cached_property
@@ -88,11 +100,9 @@ class SamplePlan:
 
     @cached_property
     def cwd_key(self) -> str:
-        """``cwd`` relative to the rootdir, so recordings replay from any checkout location."""
-        try:
-            return self.cwd.relative_to(self.rootdir.resolve()).as_posix()
-        except ValueError:
-            return self.cwd.as_posix()
+        """``cwd`` relative to the sample file's directory: recordings replay from any checkout
+        location and whatever pytest's rootdir is (``--rootdir``, recordings outside the project)."""
+        return Path(os.path.relpath(self.cwd, self.base_dir.resolve())).as_posix()
 
 
 @dataclass(frozen=True)

@@ -88,8 +88,15 @@ def nearest(identity: Mapping[str, Any], documents: Sequence[Document]) -> Docum
     return best
 
 
+def _mode_says(mode: str) -> str:
+    if mode == "once":
+        return "--omk-record-mode=once records only sample files that have no recordings yet"
+    return f"--omk-record-mode={mode} only replays"
+
+
 def describe_miss(
     *,
+    mode: str = "none",
     kind: str,
     label: str,
     directory: Path,
@@ -101,8 +108,8 @@ def describe_miss(
     executor = identity.get("executor")
     call = f"{kind} call" + (f" to executor {executor!r}" if executor is not None else "")
     lines = [
-        f"No recording for sample {label!r} ({call}) in {directory}, and --omk-record-mode=none "
-        f"only replays (it would be {expected.as_posix()})."
+        f"No recording for sample {label!r} ({call}) in {directory}, and {_mode_says(mode)} "
+        f"(it would be {expected.as_posix()})."
     ]
     best = nearest(identity, documents)
     if best is None:

@@ -36,7 +36,7 @@ from pytest_omk.recordings.scrub import secrets_from_env as secrets_from_env
 FORMAT = "pytest-omk.recording/v1"
 """Stored in every file and hashed into every key: a new format never replays an old file."""
 
-RESERVED_FIELDS = frozenset({"format", "key", "kind", "label", "result", "recordedAt"})
+RESERVED_FIELDS = frozenset({"format", "key", "kind", "label", "file", "result", "recordedAt"})
 """Top-level document fields that an identity may not use."""
 
 TEMP_SUFFIX = ".tmp"
@@ -146,10 +146,17 @@ class Document:
     label: str
     identity: dict[str, Any]
     result: dict[str, Any]
+    file: str | None = None
+    """The sample file the call was made for, relative to the recordings directory (not in the key)."""
 
 
 def build_document(
-    kind: str, key: str, label: str, identity: Mapping[str, Any], payload: Mapping[str, Any]
+    kind: str,
+    key: str,
+    label: str,
+    identity: Mapping[str, Any],
+    payload: Mapping[str, Any],
+    file: str | None = None,
 ) -> dict[str, Any]:
     """The stored JSON object, in reading order: what was asked, then what came back, then when."""
     return {
@@ -157,6 +164,7 @@ def build_document(
         "key": key,
         "kind": kind,
         "label": label,
+        **({"file": file} if file else {}),
         **identity,
         "result": dict(payload),
         "recordedAt": datetime.now(UTC).isoformat(timespec="seconds"),
@@ -202,7 +210,9 @@ def parse_document(path: Path, raw: bytes) -> Document:
     if not isinstance(key, str) or not isinstance(kind, str) or not isinstance(result, dict):
         raise RecordingFileError(path, 'lacks a string "key"/"kind" or an object "result"')
     identity = {k: v for k, v in data.items() if k not in RESERVED_FIELDS}
-    return Document(path, key, kind, label if isinstance(label, str) else "", identity, result)
+    file = data.get("file")
+    label = label if isinstance(label, str) else ""
+    return Document(path, key, kind, label, identity, result, file if isinstance(file, str) else None)
 
 
 # ---------------------------------------------------------------------------------------------

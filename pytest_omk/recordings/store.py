@@ -1,6 +1,15 @@
 """The recordings store: every model call is replayed from, or recorded to, one JSON file.
 
-The caller passes the record mode in (:mod:`.modes`). The generic layer (:meth:`RecordingStore.get` / :meth:`RecordingStore.put`) stores any JSON payload
+Record modes (``--omk-record-mode``, see :mod:`pytest_omk.recordings.modes`):
+
+``none``          replay only: a miss raises :class:`~pytest_omk.errors.ReplayMissError` (for CI)
+``once``          as ``new_episodes`` for a sample file with no recordings yet, else as ``none``
+``new_episodes``  replay a recorded call, call live and record on a miss (default)
+``all``           always call live and overwrite the recording
+``rewrite``       as ``all``; the session then deletes what this run did not use
+``off``           always call live, read and write nothing
+
+The generic layer (:meth:`RecordingStore.get` / :meth:`RecordingStore.put`) stores any JSON payload
 under a ``kind`` (``execute``, ``judge``, ``fetch`` ...) and an identity; :meth:`RecordingStore.call`
 applies the modes to executor calls. The file format lives in :mod:`.files`.
 """
@@ -9,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 import warnings
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
@@ -37,8 +47,18 @@ from pytest_omk.recordings.files import (
     write_atomic,
 )
 from pytest_omk.recordings.index import RecordingIndex
-from pytest_omk.recordings.modes import RECORD_MODES, RecordMode
+from pytest_omk.recordings.modes import RECORD_MODES, RecordMode, relative_source, touch
+from pytest_omk.recordings.modes import records as _records_in
+from pytest_omk.recordings.modes import replays as _replays_in
 from pytest_omk.recordings.scrub import Scrubber, environment_snapshot, secrets_from_env
+
+
+def call_identity(executor_id: str, request: ExecutionRequest, endpoint: str | None = None) -> dict[str, Any]:
+    """What the key of an executor call hashes: executor, endpoint (HTTP executors) and request."""
+    identity: dict[str, Any] = {"executor": executor_id, "request": request.identity()}
+    if endpoint is not None:
+        identity["endpoint"] = endpoint  # another server is another call (see pytest_omk.endpoints)
+    return identity
 
 
 class RecordingStore:
@@ -58,6 +78,7 @@ class RecordingStore:
         *,
         secrets: Iterable[str] = (),
         warn: Callable[[str], None] | None = None,
+        started_ns: int | None = None,
     ) -> None:
         if mode not in RECORD_MODES:
             raise ValueError(f"record mode {mode!r} is not one of {', '.join(RECORD_MODES)}")
@@ -73,6 +94,9 @@ class RecordingStore:
         self._lock = threading.Lock()
         self._index = RecordingIndex(self.directory) if self.directory is not None else None
         self._warned: set[Path] = set()
+        # ``once``: recordings made before the run started (under xdist: the controller's start).
+        self.started_ns = time.time_ns() if started_ns is None else started_ns
+        self._recorded_files: set[str] | None = None
 
     def add_secrets(self, secrets: Iterable[str]) -> None:
         """Scrub these values too (e.g. MCP server tokens known only once their config is read)."""
@@ -88,13 +112,13 @@ class RecordingStore:
 
     @property
     def replays(self) -> bool:
-        """Whether recorded calls are replayed (``new_episodes``, ``none``)."""
-        return self.enabled and self.mode in ("new_episodes", "none")
+        """Whether recorded calls are replayed (``none``, ``once``, ``new_episodes``)."""
+        return self.enabled and _replays_in(self.mode)
 
     @property
     def records(self) -> bool:
-        """Whether live calls are written (``new_episodes``, ``all``)."""
-        return self.enabled and self.mode in ("new_episodes", "all")
+        """Whether live calls are written (``once``, ``new_episodes``, ``all``, ``rewrite``)."""
+        return self.enabled and _records_in(self.mode)
 
     @property
     def replay_only(self) -> bool:
@@ -112,7 +136,15 @@ class RecordingStore:
         document = self._lookup(kind, identity, label)
         return None if document is None else document.result
 
-    def put(self, kind: str, identity: Mapping[str, Any], payload: Mapping[str, Any], *, label: str = "") -> None:
+    def put(
+        self,
+        kind: str,
+        identity: Mapping[str, Any],
+        payload: Mapping[str, Any],
+        *,
+        label: str = "",
+        source: Path | None = None,
+    ) -> None:
         """Record ``payload`` for ``identity`` when the mode records; a write failure only warns."""
         if not self.records:
             return
@@ -125,12 +157,17 @@ class RecordingStore:
         key = recording_key(kind, identity)
         redactor = self._redactor()
         path = self._path(kind, key, label, redactor)
+        file = relative_source(source, self.directory)
         document = build_document(
-            kind, key, redactor.text(label), redactor.data(dict(identity)), redactor.data(dict(payload))
+            kind, key, redactor.text(label), redactor.data(dict(identity)), redactor.data(dict(payload)), file
         )
         content = render(document)
-        if self.mode == "all" and self._unchanged(path, content):
-            return  # same answer again: keep the file and its date, so git shows no churn
+        if self.mode in ("all", "rewrite") and self._unchanged(path, content):
+            # Same answer again: keep the file and its date, so git shows no churn (``rewrite``
+            # marks it used by its modification time, see pytest_omk.recordings.modes).
+            if self.mode == "rewrite":
+                touch(path)
+            return
         try:
             write_atomic(path, content)
         except OSError as exc:
@@ -166,6 +203,8 @@ class RecordingStore:
         executor_id: str,
         request: ExecutionRequest,
         live: Callable[[], Awaitable[ExecutionResult]],
+        *,
+        endpoint: str | None = None,
     ) -> ExecutionResult:
         """Answer ``request`` from a recording or through ``live()``, as the mode says.
 
@@ -175,20 +214,20 @@ class RecordingStore:
         if not (self.replays or self.records):
             return await live()  # nothing to look up or write: no key, no dump, no thread hop
         kind = request.purpose
-        identity = {"executor": executor_id, "request": request.identity()}
+        identity = call_identity(executor_id, request, endpoint)
         label = request.sample_id
         if self.replays:
             document = self._lookup(kind, identity, label)
             result = None if document is None else self._parse_result(document)
             if result is not None:
                 return result
-            if self.replay_only:
+            if self.replay_only or self._once_and_recorded(request.source):
                 raise ReplayMissError(self.explain_miss(kind, identity, label=label))
         result = await live()
         if self.records:
             # Only a recording needs the dump, and the thread hop that keeps its fsync off the loop.
             payload = result.model_dump(mode="json", exclude={"replayed"})
-            await asyncio.to_thread(self.put, kind, identity, payload, label=label)
+            await asyncio.to_thread(self.put, kind, identity, payload, label=label, source=request.source)
         return result
 
     def explain_miss(self, kind: str, identity: Mapping[str, Any], *, label: str = "") -> str:
@@ -200,6 +239,7 @@ class RecordingStore:
         key = recording_key(kind, identity)
         expected = self._path(kind, key, label, redactor).relative_to(directory)
         lines = describe_miss(
+            mode=self.mode,
             kind=kind,
             label=label,
             directory=directory,
@@ -210,6 +250,22 @@ class RecordingStore:
         return redactor.text("\n".join([*lines, FIX_HINT]))
 
     # -- internals ----------------------------------------------------------------------------
+
+    def _once_and_recorded(self, source: Path | None) -> bool:
+        """``once``: whether the sample file had recordings before this run (then a miss is an error)."""
+        if self.mode != "once" or source is None or self.directory is None:
+            return False
+        with self._lock:
+            known = self._recorded_files
+        if known is None:
+            known = set()
+            for kind_dir in sorted(p for p in self.directory.iterdir() if p.is_dir()) if self.directory.is_dir() else []:
+                for document in self._index.documents(kind_dir.name) if self._index is not None else []:
+                    if document.file is not None and _older(document.path, self.started_ns):
+                        known.add(document.file)
+            with self._lock:
+                self._recorded_files = known
+        return relative_source(source, self.directory) in known
 
     def _redactor(self) -> Scrubber:
         return Scrubber(self._secrets)
@@ -300,3 +356,9 @@ class RecordingStore:
         else:
             warnings.warn(message, UserWarning, stacklevel=3)
 
+
+def _older(path: Path, started_ns: int) -> bool:
+    try:
+        return path.stat().st_mtime_ns < started_ns
+    except OSError:
+        return False

@@ -21,6 +21,7 @@ from pytest_omk.recordings.scrub import secrets_from_env
 from pytest_omk.report.json_report import build_report
 from pytest_omk.report.outputs import ReportTargets, write_reports
 from pytest_omk.report.terminal import render_summary, summarize
+from pytest_omk.wiring import recordings_dir
 
 if TYPE_CHECKING:
     from pytest_omk.settings import Settings
@@ -99,7 +100,8 @@ class RecordCollector:
             return
         terminalreporter.write_sep("=", "omk scores")
         verbosity = terminalreporter.config.get_verbosity()
-        for line in render_summary(rows, verbose=verbosity >= 0):
+        width = getattr(getattr(terminalreporter, "_tw", None), "fullwidth", 80)
+        for line in render_summary(rows, verbose=verbosity >= 0, width=width, wide=verbosity >= 1):
             terminalreporter.write_line(line)
         analysis = self.analyze(rows)
         for line in comparison_lines(analysis, message=self.regression, coverage=verbosity >= 1):
@@ -110,7 +112,10 @@ class RecordCollector:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         rows = self.ordered()
+        if self.settings.record_mode == "rewrite":
+            self._prune_unused(rows)
         if not rows:
+            self._write_empty(session)
             return
         totals = summarize(rows)
         self._junit_suite_properties(totals)
@@ -121,8 +126,27 @@ class RecordCollector:
         settings = self.settings
         targets = ReportTargets.from_options(settings.report, settings.html, settings.markdown, os.environ, self._path)
         if targets.wanted:
-            document = build_report(rows, totals, settings, analysis)
+            document = {**build_report(rows, totals, settings, analysis), **self._run_section(session)}
             self.written = write_reports(document, targets, {*secrets_from_env(os.environ), *self.extra_secrets})
+
+    def _run_section(self, session: pytest.Session) -> dict[str, Any]:
+        run_info = self.config.pluginmanager.get_plugin("omk-run-info")
+        return run_info.section(session) if run_info is not None else {}
+
+    def _write_empty(self, session: pytest.Session) -> None:
+        """No sample ran (nothing collected, a collection error ...): the JSON report is still written."""
+        if not self.settings.report:
+            return
+        targets = ReportTargets(json=self._path(self.settings.report))
+        document = {**build_report([], summarize([]), self.settings, None), **self._run_section(session)}
+        self.written = write_reports(document, targets, {*secrets_from_env(os.environ), *self.extra_secrets})
+
+    def _prune_unused(self, rows: list[dict[str, Any]]) -> None:
+        """``rewrite``: delete the recordings of the samples that ran which this run did not use."""
+        directory = recordings_dir(self.config, self.settings)
+        plugin = self.config.pluginmanager.get_plugin("omk-recordings")
+        if directory is not None and plugin is not None:
+            plugin.prune(directory, rows, self.settings.rootdir)
 
     def _junit_suite_properties(self, totals: dict[str, Any]) -> None:
         xml = junit_xml(self.config)
@@ -134,6 +158,11 @@ class RecordCollector:
                 xml.add_global_property(f"omk.score.{layer}.mean", f"{value:.2f}")
         if totals["costUSD"] is not None:
             xml.add_global_property("omk.cost_usd.total", f"{totals['costUSD']:.6f}")
+
+
+def outcome_of(report: pytest.TestReport) -> str | None:
+    """The test's outcome this report settles (``passed``, ``error``, ``xfailed`` ...), else ``None``."""
+    return _outcome(report)
 
 
 def _outcome(report: pytest.TestReport) -> str | None:

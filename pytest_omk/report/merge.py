@@ -109,4 +109,27 @@ def merge_reports(paths: Sequence[Path], *, baseline: Path | None = None, cwd: P
         threshold=config.get("failOnRegression"),
     )
     document = build_document(rows, summarize(rows), config, analysis, python=reports[0][1].get("python"))
-    return Merged(document, regression_message(analysis["baseline"] or {}))
+    regression = regression_message(analysis["baseline"] or {})
+    document.update(merge_run_fields([doc for _, doc in reports], gate_tripped=regression is not None))
+    return Merged(document, regression)
+
+
+def merge_run_fields(documents: Sequence[Mapping[str, Any]], *, gate_tripped: bool) -> dict[str, Any]:
+    """The run-level fields of the shards as one run's: the earliest start, the longest duration (the
+    shards run side by side), the worst exit status, every collection error, the summed counts of
+    ordinary tests, the first shard's environment. Reports without them (older ones) add nothing."""
+    if not all("exitStatus" in doc for doc in documents):
+        return {}
+    other: dict[str, int] = {}
+    for doc in documents:
+        for name, count in doc.get("otherTests", {}).items():
+            other[name] = other.get(name, 0) + int(count)
+    exit_status = max(int(doc["exitStatus"]) for doc in documents)
+    return {
+        "exitStatus": max(exit_status, 1) if gate_tripped else exit_status,
+        "startedAt": min(str(doc["startedAt"]) for doc in documents),
+        "durationS": max(float(doc["durationS"]) for doc in documents),
+        "environment": documents[0]["environment"],
+        "collectionErrors": [error for doc in documents for error in doc.get("collectionErrors", [])],
+        "otherTests": {"total": other.pop("total", 0), **dict(sorted(other.items()))},
+    }

@@ -6,6 +6,8 @@ from collections import Counter
 from typing import Any
 
 from pytest_omk.grade.scoring import round2
+from pytest_omk.report.fit import fit_table
+from pytest_omk.report.view import money
 
 LAYER_COLUMNS = ("composite", "fact", "behavior", "judge")
 
@@ -61,6 +63,13 @@ def _is_llm(kind: str) -> bool:
     return bool(cls and cls.is_llm)
 
 
+def _latency(ms: float | None) -> str:
+    """``812ms``; from 10 s on ``12.3s``, so the column stays narrow."""
+    if ms is None:
+        return "-"
+    return f"{ms:.0f}ms" if ms < 10_000 else f"{ms / 1000:.1f}s"
+
+
 def _cell(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
@@ -72,8 +81,9 @@ def _repeat_cells(repeats: dict[str, Any] | None) -> list[str]:
     return [f"{repeats['passed']}/{repeats['n']}", "-" if sd is None else f"{sd:.3f}"]
 
 
-def render_summary(rows: list[dict[str, Any]], *, verbose: bool) -> list[str]:
-    """Lines of the section: a table of samples (unless quiet), then the totals."""
+def render_summary(rows: list[dict[str, Any]], *, verbose: bool, width: int = 80, wide: bool = False) -> list[str]:
+    """Lines of the section: a table of samples (unless quiet) in ``width`` columns (all of it when
+    ``wide``), then the totals."""
     lines: list[str] = []
     if verbose:
         # With --omk-repeat: the passed runs and the composite's SD across runs, after the outcome.
@@ -90,16 +100,12 @@ def render_summary(rows: list[dict[str, Any]], *, verbose: bool) -> list[str]:
                     r["outcome"],
                     *(_repeat_cells(r.get("repeats")) if repeated else []),
                     *(_cell(r["scores"][layer]) for layer in LAYER_COLUMNS),
-                    "-" if cost is None else f"${cost:.4f}",
-                    "-" if latency is None else f"{latency:.0f}ms",
+                    money(cost),
+                    _latency(latency),
                     "-" if not execution else ("yes" if execution.get("replayed") else "no"),
                 ]
             )
-        widths = [max(len(row[i]) for row in table) for i in range(len(header))]
-        for row in table:
-            cells = [row[0].ljust(widths[0]), row[1].ljust(widths[1])]
-            cells += [c.rjust(w) for c, w in zip(row[2:], widths[2:], strict=True)]
-            lines.append("  ".join(cells).rstrip())
+        lines.extend(fit_table(table, width=width, wide=wide))
         lines.append("")
     totals = summarize(rows)
     means = totals["means"]
@@ -116,7 +122,7 @@ def render_summary(rows: list[dict[str, Any]], *, verbose: bool) -> list[str]:
     cost = totals["costUSD"]
     lines.append(
         f"model calls: {calls['live']} live, {calls['replayed']} replayed  "
-        f"cost: {'-' if cost is None else f'${cost:.4f}'}"
+        f"cost: {money(cost)}"
     )
     if totals["judgeReadingsMissing"]:
         causes = "; ".join(f"{count} × {why}" for why, count in totals["judgeMissingReasons"].items())

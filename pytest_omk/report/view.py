@@ -32,7 +32,12 @@ def money(value: float | None) -> str:
     if value == 0:
         return "$0"
     decimals = max(2, 1 - math.floor(math.log10(abs(value))))
-    return f"${value:.{decimals}f}"
+    text = f"{value:.{decimals}f}"
+    if decimals > 2:
+        # Significant digits, not padding: $0.00004 rather than $0.000040, never below cents.
+        whole, _, fraction = text.partition(".")
+        text = f"{whole}.{fraction.rstrip('0').ljust(2, '0')}"
+    return f"${text}"
 
 
 def millis(value: float | None) -> str:

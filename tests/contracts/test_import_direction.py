@@ -17,15 +17,17 @@ PACKAGE = Path(pytest_omk.__file__).parent
 # Bottom to top; a module belongs to the layer of its longest listed prefix (docs/architecture.md).
 LAYERS = [
     ("pytest_omk", "errors", "js", "proctree"),
-    ("models", "converters", "shard", "mcp_servers", "requires", "xdist_prefetch"),
+    ("models", "converters", "shard", "mcp_servers", "requires", "xdist_prefetch", "endpoints", "progress",
+     "preflight"),
     ("recordings",),
-    ("loading", "execute", "agent", "grade", "compare"),
+    ("loading", "execute", "agent", "grade", "compare", "offline"),
     ("runtime", "resolve", "judge"),
-    ("pipeline", "settings", "report", "schema", "__main__"),
+    ("pipeline", "settings", "report", "schema", "__main__", "live_needs", "status_line"),
     # The pytest layer, bottom to top: only it may import pytest.
-    ("options", "compat", "hookspecs", "planning", "wiring", "safety"),
+    ("options", "compat", "hookspecs", "planning", "wiring", "safety", "recording_session", "report.failure_text",
+     "report.junit_layout"),
     ("collect",),
-    ("report.subtests", "report.repeated", "report.collector"),
+    ("report.subtests", "report.repeated", "report.collector", "report.run_info", "attempts"),
     ("session",),
     ("plugin", "report.pytest_html"),
 ]

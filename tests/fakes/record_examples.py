@@ -8,6 +8,13 @@ Run from the repository root::
     python -m tests.fakes.record_examples ab-compare    # only that example
 
 To evaluate a real model instead, run the example with ``--omk-record-mode=all`` and a real key.
+
+The recording key includes the endpoint (scheme, host, port and path of the provider URL), and the
+stand-in listens on a random loopback port. Readers replay the examples with no ``OPENAI_BASE_URL``,
+that is against ``https://api.openai.com``, so after recording (``--omk-record-mode=rewrite``,
+which also removes files the run did not use) each file's endpoint is set to the provider's default
+and the file re-keyed: the stand-in plays the part of the default endpoint, and nothing else in the
+recordings changes.
 """
 
 from __future__ import annotations
@@ -18,6 +25,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+from pytest_omk.execute.recording_files import (
+    RESERVED_FIELDS,
+    file_name,
+    iter_recording_files,
+    recording_key,
+    render,
+    shard_dir,
+)
+
+from pytest_omk.endpoints import endpoint_key
+from pytest_omk.execute.openai import DEFAULT_BASE_URL, chat_completions_url
 from tests.fakes.fake_llm import FakeLLM, RecordedRequest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -166,12 +184,32 @@ def record(example: str, scripter: object) -> int:
         scripter(llm)  # type: ignore[operator]
         env = {**os.environ, "OPENAI_BASE_URL": llm.openai_base_url, "OPENAI_API_KEY": "sk-fake-recording-key"}
         done = subprocess.run(
-            [sys.executable, "-m", "pytest", str(directory), "-q", "--omk-record-mode=all", "-p", "no:cacheprovider"],
+            [sys.executable, "-m", "pytest", str(directory), "-q", "--omk-record-mode=rewrite", "-p", "no:cacheprovider"],
             cwd=REPO,
             env=env,
             check=False,
         )
+    rekey_to_default_endpoint(directory / "recordings")
     return done.returncode
+
+
+def rekey_to_default_endpoint(recordings: Path) -> None:
+    """Give every ``openai`` recording under ``recordings`` the default endpoint, and the key to match."""
+    default = endpoint_key(chat_completions_url(DEFAULT_BASE_URL))
+    for kind_dir in sorted(p for p in recordings.iterdir() if p.is_dir()):
+        for path in list(iter_recording_files(kind_dir)):
+            document = json.loads(path.read_text(encoding="utf-8"))
+            if "endpoint" not in document or document["endpoint"] == default:
+                continue
+            document["endpoint"] = default
+            identity = {k: v for k, v in document.items() if k not in RESERVED_FIELDS}
+            document["key"] = recording_key(document["kind"], identity)
+            target = shard_dir(recordings, document["kind"], document["key"]) / file_name(document["label"], document["key"])
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(render(document))
+            path.unlink()
+            if not any(path.parent.iterdir()):
+                path.parent.rmdir()
 
 
 def main(argv: list[str] | None = None) -> int:

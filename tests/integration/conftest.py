@@ -36,7 +36,7 @@ _PROVIDER_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTH
 @pytest.fixture(autouse=True)
 def _no_provider_env(monkeypatch: pytest.MonkeyPatch) -> None:
     """No judge is auto-selected and nothing can reach a provider: these runs stay offline."""
-    for name in (*_PROVIDER_ENV, "OMK_FAKE_SCRIPT", "OMK_FAKE_LOG", "PYTEST_XDIST_AUTO_NUM_WORKERS"):
+    for name in (*_PROVIDER_ENV, "OMK_FAKE_SCRIPT", "OMK_FAKE_LOG", "PYTEST_XDIST_AUTO_NUM_WORKERS", "CI"):
         monkeypatch.delenv(name, raising=False)
 
 

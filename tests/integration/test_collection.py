@@ -386,3 +386,68 @@ def test_no_executor_collect_only_is_fine(pytester: pytest.Pytester, omk_run: Om
     result = omk_run("--collect-only", "-q")
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["eval-samples.json::x"])
+
+
+def _ini_samples_project(pytester: pytest.Pytester) -> None:
+    write_samples(pytester, "evals/cases.yaml", _ids("e1", "e2"))
+    pytester.makepyfile(**{"tests/test_plain": "def test_plain():\n    pass\n"})
+    pytester.makeini("[pytest]\ntestpaths = tests\nomk_samples = evals/cases.yaml\nomk_executor = echo\n")
+
+
+def test_ini_omk_samples_join_testpaths(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+    _ini_samples_project(pytester)
+    result = omk_run("--collect-only", "-q")
+    result.stdout.fnmatch_lines_random(["evals/cases.yaml::e1", "evals/cases.yaml::e2", "tests/test_plain.py::test_plain"])
+    result.stdout.fnmatch_lines(["3 tests collected*"])
+
+
+def test_a_positional_argument_narrows_a_run_with_ini_omk_samples(
+    pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand
+) -> None:
+    _ini_samples_project(pytester)
+    spec = executor_arg(fake_command.script({"e1": "hi", "e2": "hi"}))
+    plain = omk_run(spec, "tests/test_plain.py", "-q")
+    plain.assert_outcomes(passed=1)
+    assert "e1" not in plain.stdout.str()
+    assert fake_command.called() == []  # no sample was collected, so nothing was called
+    every = omk_run(spec, "-q")
+    every.assert_outcomes(passed=3)
+    assert fake_command.called() == ["e1", "e2"]
+    # The listed file named directly is still a sample file (any name), and only it runs.
+    named = omk_run("evals/cases.yaml", "--collect-only", "-q")
+    named.stdout.fnmatch_lines(["evals/cases.yaml::e1", "evals/cases.yaml::e2", "2 tests collected*"])
+
+
+def test_cli_omk_samples_replace_testpaths_and_join_positional_arguments(
+    pytester: pytest.Pytester, omk_run: OmkRun
+) -> None:
+    _ini_samples_project(pytester)
+    write_samples(pytester, "other/more.json", _ids("o1"))
+    only = omk_run("--omk-samples", "other/more.json", "--collect-only", "-q")
+    only.stdout.fnmatch_lines(["other/more.json::o1", "1 test collected*"])
+    both = omk_run("--omk-samples", "other/more.json", "tests", "--collect-only", "-q")
+    both.stdout.fnmatch_lines_random(["other/more.json::o1", "tests/test_plain.py::test_plain"])
+    both.stdout.fnmatch_lines(["2 tests collected*"])
+
+
+def test_a_sample_file_with_another_name_named_directly_suggests_omk_samples(
+    pytester: pytest.Pytester, omk_run: OmkRun
+) -> None:
+    write_samples(pytester, "evals50.yaml", _ids("s1"))
+    result = omk_run("--omk-executor=echo", "evals50.yaml")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*ERROR collecting evals50.yaml*", "*looks like an omk sample file*--omk-samples evals50.yaml*"])
+    # Walking a directory still ignores such files: only a file named on the command line gets the hint.
+    pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
+    omk_run("--omk-executor=echo").assert_outcomes(passed=1)
+
+
+def test_items_report_the_line_of_their_sample(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+    write_samples(pytester, "eval-samples.yaml", _ids("s1", "s2"))
+    pytester.makeconftest(
+        "def pytest_collection_modifyitems(items):\n"
+        "    for item in items:\n"
+        "        print('LOCATION', item.location)\n"
+    )
+    result = omk_run("--collect-only", "-q", "-s")
+    result.stdout.fnmatch_lines(["LOCATION ('eval-samples.yaml', 2, 'sample: s1')", "LOCATION ('eval-samples.yaml', 4, 'sample: s2')"])

@@ -425,15 +425,15 @@ def test_scores_section_rows_and_totals(
     result.stdout.fnmatch_lines(
         [
             "=*= omk scores =*=",
-            "sample *outcome *composite *fact *behavior *judge *cost *latency *replayed",
-            "eval-samples.json::a *passed *5.00 *5.00 *5.00 *- *$0.0100 *[0-9]ms *no",
-            "eval-samples.json::b *failed *3.50 *4.00 *3.00 *- *$0.0200 *[0-9]ms *no",
+            "sample *outcome *comp *fact *behav *judge *cost *time *replay",  # 80 columns: short names
+            "eval-samples.json::a *passed *5.00 *5.00 *5.00 *- *$0.01 *[0-9]ms *no",
+            "eval-samples.json::b *failed *3.50 *4.00 *3.00 *- *$0.02 *[0-9]ms *no",
             "eval-samples.json::c *error *- *- *- *- *- *- *-",
             "eval-samples.json::d *passed *- *- *- *- *- *[0-9]ms *no",
             "",
             "mean: composite 4.25  fact 4.50  behavior 4.00  judge -",
             "samples: 4  passed 2  failed 1  error 1",
-            "model calls: 3 live, 0 replayed  cost: $0.0300",
+            "model calls: 3 live, 0 replayed  cost: $0.03",
             "judge readings missing: 1 *",
         ]
     )
@@ -449,7 +449,7 @@ def test_quiet_scores_section_keeps_only_totals(
             "=*= omk scores =*=",
             "mean: composite 4.25  fact 4.50  behavior 4.00  judge -",
             "samples: 4  passed 2  failed 1  error 1",
-            "model calls: 3 live, 0 replayed  cost: $0.0300",
+            "model calls: 3 live, 0 replayed  cost: $0.03",
         ]
     )
     section = result.stdout.str().split("omk scores", 1)[1]
@@ -662,7 +662,7 @@ def test_replayed_calls_are_reported(
     second = omk_run(*args, "--omk-report=r.json")
     second.assert_outcomes(passed=1)
     second.stdout.fnmatch_lines(
-        ["eval-samples.json::s *passed *yes", "model calls: 0 live, 1 replayed  cost: $0.5000"]
+        ["eval-samples.json::s *passed *yes", "model calls: 0 live, 1 replayed  cost: $0.50"]
     )
     assert fake_command.called() == []
     assert parse_junit(pytester.path / "j.xml").cases["eval-samples.json::s"].props["omk.replayed"] == "true"
@@ -671,7 +671,8 @@ def test_replayed_calls_are_reported(
 
 def _strip_volatile(report: dict[str, Any]) -> dict[str, Any]:
     report = json.loads(json.dumps(report))
-    report.pop("createdAt", None)
+    for volatile in ("createdAt", "startedAt", "durationS"):
+        report.pop(volatile, None)
     for entry in report["samples"]:
         if entry["execution"]:
             entry["execution"].pop("latencyMs", None)

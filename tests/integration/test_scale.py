@@ -42,11 +42,6 @@ def test_twenty_thousand_calls_record_under_two_workers_without_loss(pytester: p
     assert audit.labels("execute") == [f"s{i:05d}" for i in range(count)]
 
 
-@pytest.mark.xfail(
-    reason="recording keys still hold the sample's cwd relative to pytest's rootdir; issue #17 makes them "
-    "relative to the sample file's directory (remove this mark when it lands)",
-    strict=True,
-)
 def test_a_recording_made_under_one_rootdir_replays_under_another(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
     project = pytester.path / "project"
     write_samples(pytester, "project/eval-samples.json", sample_set(sample("s1", assertions=[{"type": "contains", "value": "hello"}])))

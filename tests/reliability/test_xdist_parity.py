@@ -16,9 +16,9 @@ from tests.integration.conftest import OmkRun, load_report
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
-TIMING_FIELDS = ("createdAt", "latencyMs", "durationApiMs")
-"""The only fields allowed to differ: when the report was written (``createdAt``) and how long
-calls took (``latencyMs``, ``durationApiMs``; a replay reports the recorded value, so they match
+TIMING_FIELDS = ("createdAt", "startedAt", "durationS", "latencyMs", "durationApiMs")
+"""The only fields allowed to differ: when the run started and the report was written
+(``startedAt``, ``createdAt``), how long the run took (``durationS``) and how long calls took (``latencyMs``, ``durationApiMs``; a replay reports the recorded value, so they match
 here, but a live run measures them)."""
 _TIMING = re.compile(rb'"(' + b"|".join(f.encode() for f in TIMING_FIELDS) + rb')": ("[^"]*"|-?[0-9][0-9.eE+-]*|null)')
 

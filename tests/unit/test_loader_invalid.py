@@ -135,7 +135,8 @@ def test_invalid_document_is_a_located_error(case: dict[str, Any]) -> None:
     if case["where"]:
         assert f"{case['file']}: {case['where']}" in message
     if error.line is not None:
-        assert f"(line {error.line})" in message
+        column = "" if error.column is None else f", column {error.column}"
+        assert f"(line {error.line}{column})" in message
     assert message.endswith(error.reason)
     assert str(error) == message
 
@@ -233,3 +234,22 @@ def test_odd_yaml_keys_and_tags_are_errors(tmp_path: Path, text: str, reason: st
     with pytest.raises(SampleFileError) as info:
         load_file(path)
     assert reason in info.value.reason
+
+
+@pytest.mark.parametrize(
+    ("raw", "yaml_format", "shown"),
+    [
+        # An unclosed quote opened at line 4, column 13 is reported there, not where the parser gave up.
+        (b'schemaVersion: x\nsamples:\n  - sample_id: a\n    prompt: "unclosed\n  - sample_id: b\n    prompt: x\n', True,
+         "f.yaml (line 4, column 13): invalid YAML: found unexpected end of stream (while scanning a quoted scalar "
+         "that starts here; noticed at line 7, column 1)"),
+        (b"a: b: c\n", True, "f.yaml (line 1, column 5): invalid YAML: mapping values are not allowed in this context"),
+        (b'{"a": 1,\n  "b": }', False, "f.yaml (line 2, column 8): invalid JSON: Expecting value"),
+    ],
+)
+def test_syntax_errors_carry_the_parsers_line_and_column(raw: bytes, yaml_format: bool, shown: str) -> None:
+    from pytest_omk.loading.parse import parse_text
+
+    with pytest.raises(SampleFileError) as caught:
+        parse_text(raw, path="f.yaml", yaml_format=yaml_format)
+    assert caught.value.message == shown

@@ -205,7 +205,7 @@ def test_a_failed_live_call_is_never_recorded(rec_dir: Path) -> None:
 
 
 def test_an_unknown_mode_is_rejected() -> None:
-    with pytest.raises(ValueError, match=r"'replay'.*new_episodes, none, all, off"):
+    with pytest.raises(ValueError, match=r"'replay'.*none, once, new_episodes, all, rewrite, off"):
         RecordingStore(Path("x"), "replay")  # type: ignore[arg-type]
 
 

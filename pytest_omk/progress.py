@@ -1,0 +1,98 @@
+"""Counters of a run's model calls, shared by the call loop (writes) and the status line (reads).
+
+Plain Python and thread-safe: the call path updates it on the loop's thread, pytest's main thread
+reads a :class:`Snapshot` to draw the status line. "Samples" are the items whose calls were
+started (every ``--omk-repeat`` round of one item counts as one sample); "in flight" are the calls
+an executor is answering right now; "retrying" are calls that failed transiently at least once and
+have not finished yet; "failed" are samples whose calls failed for good (the item ERRORs).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The counters at one moment."""
+
+    total: int
+    done: int
+    in_flight: int
+    retrying: int
+    failed: int
+    cost: float
+    elapsed: float
+
+    def eta(self) -> float | None:
+        """Seconds left at the pace so far (``None`` until a sample is done)."""
+        if self.done == 0 or self.done >= self.total:
+            return None
+        return self.elapsed / self.done * (self.total - self.done)
+
+
+class CallProgress:
+    """Thread-safe counters; ``clock`` is injectable for tests."""
+
+    def __init__(self, clock: Callable[[], float] | None = None) -> None:
+        self._clock: Callable[[], float] = clock or time.monotonic
+        self._lock = threading.Lock()
+        self._start: float | None = None
+        self._counts = {"total": 0, "done": 0, "in_flight": 0, "retrying": 0, "failed": 0}
+        self._cost = 0.0
+
+    def _add(self, name: str, delta: int) -> None:
+        with self._lock:
+            if self._start is None:
+                self._start = self._clock()
+            self._counts[name] += delta
+
+    def sample_started(self) -> None:
+        self._add("total", 1)
+
+    def sample_finished(self, *, failed: bool) -> None:
+        self._add("done", 1)
+        if failed:
+            self._add("failed", 1)
+
+    def attempt_started(self) -> None:
+        self._add("in_flight", 1)
+
+    def attempt_finished(self) -> None:
+        self._add("in_flight", -1)
+
+    def retrying(self, delta: int) -> None:
+        self._add("retrying", delta)
+
+    def add_cost(self, cost: float | None) -> None:
+        if cost:
+            with self._lock:
+                self._cost += cost
+
+    def snapshot(self) -> Snapshot:
+        with self._lock:
+            elapsed = 0.0 if self._start is None else self._clock() - self._start
+            return Snapshot(**self._counts, cost=self._cost, elapsed=elapsed)
+
+
+def _duration(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
+
+
+def render(snapshot: Snapshot, money: str) -> str:
+    """``omk: 3/10 samples · 2 in flight · 1 retrying · 0 failed · $0.0021 · 12s · ETA 28s``."""
+    eta = snapshot.eta()
+    parts = [
+        f"omk: {snapshot.done}/{snapshot.total} samples",
+        f"{snapshot.in_flight} in flight",
+        f"{snapshot.retrying} retrying",
+        f"{snapshot.failed} failed",
+        money,
+        _duration(snapshot.elapsed),
+        f"ETA {_duration(eta)}" if eta is not None else "ETA -",
+    ]
+    return " · ".join(parts)

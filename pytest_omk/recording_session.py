@@ -1,0 +1,69 @@
+"""The pytest side of record modes: one start time for the whole run, and ``rewrite``'s clean-up.
+
+``once`` and ``rewrite`` tell this run's recordings from older ones by modification time, so all
+processes of a run must share one start: the controller's, handed to xdist workers in their
+``workerinput``. After the run (controller only), ``rewrite`` deletes the recordings of every
+sample that ran which this run did not use: older repeats and takes, answers to a prompt since
+edited. Recordings of samples that did not run (``-k``, ``--lf``, other files) are left alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_omk.recordings.files import RecordingFileError, iter_recording_files, read_document
+from pytest_omk.recordings.modes import relative_source, stale
+
+STARTED_KEY = "omk_started_ns"
+
+
+def run_started_ns(config: pytest.Config) -> int:
+    """The run's start (ns since the epoch): the controller's, also inside an xdist worker."""
+    workerinput = getattr(config, "workerinput", None)
+    if isinstance(workerinput, dict) and isinstance(workerinput.get(STARTED_KEY), int):
+        return int(workerinput[STARTED_KEY])
+    started = config.stash.get(_started_key, None)
+    if started is None:
+        started = time.time_ns()
+        config.stash[_started_key] = started
+    return started
+
+
+_started_key = pytest.StashKey[int]()
+
+
+class RecordingsPlugin:
+    """Registered by the plugin; shares the start with workers and prunes after ``rewrite``."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.started_ns = run_started_ns(config)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput[STARTED_KEY] = self.started_ns
+
+    def prune(self, directory: Path, rows: list[dict[str, Any]], rootdir: Path) -> list[Path]:
+        """Delete this run's unused recordings of the samples in ``rows``; return what was removed."""
+        ran: set[tuple[str, str]] = set()
+        for row in rows:
+            file = relative_source(rootdir / str(row.get("file", "")), directory)
+            # Only samples that got an answer used recordings: a skip or an error leaves them be.
+            if file is not None and row.get("outcome") in ("passed", "failed", "xfailed", "xpassed"):
+                ran.add((file, str(row.get("sample_id", ""))))
+        documents = []
+        for kind_dir in sorted(p for p in directory.iterdir() if p.is_dir()) if directory.is_dir() else []:
+            for path in iter_recording_files(kind_dir):
+                with contextlib.suppress(OSError, RecordingFileError):
+                    document = read_document(path)
+                    documents.append((path, document.file, document.label))
+        removed = stale(documents, ran, self.started_ns)
+        for path in removed:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        return removed

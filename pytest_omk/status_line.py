@@ -1,0 +1,94 @@
+"""The live status line shown while pytest waits for model calls.
+
+pytest runs items one by one; the first item's setup may wait for a slow call while others finish
+in the background, and until now nothing said so. While the main thread waits for an item's calls,
+this draws ``omk: 3/10 samples · 2 in flight · 1 retrying · 0 failed · $0.0021 · 12s · ETA 28s``:
+
+- on a terminal, appended to pytest's current line and rewritten in place (backspaces, so pytest's
+  own progress characters stay), and erased before the item reports;
+- without one (CI logs), as a plain line every ``omk_status_interval`` seconds (default 5);
+- never under ``-q``, and never in an xdist worker (whose output is not the terminal).
+
+Drawing happens on the main thread, between waits, so it never interleaves with pytest's output.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+from typing import Any, TypeVar
+
+from pytest_omk.progress import CallProgress, render
+from pytest_omk.report.view import money
+
+T = TypeVar("T")
+TTY_TICK = 0.5
+"""Seconds between redraws on a terminal."""
+
+
+class StatusLine:
+    """Draws the status of ``progress`` on ``terminalreporter`` while waiting for a future."""
+
+    def __init__(
+        self, terminalreporter: Any, progress: CallProgress, *, interval: float, tty: bool, capture: Any = None
+    ) -> None:
+        self._reporter = terminalreporter
+        self._capture = capture
+        """pytest's capture manager: output capturing is suspended while the status is written."""
+        self._progress = progress
+        self._tty = tty
+        self._tick = min(TTY_TICK, interval) if tty else interval
+        self._shown = 0
+        """Characters of the status currently on the terminal's line (tty only)."""
+        self._line = ""
+        """pytest's current line before the status was appended to it."""
+
+    def wait(self, future: concurrent.futures.Future[T]) -> T:
+        """``future.result()``, drawing the status every tick until it is done."""
+        try:
+            while not concurrent.futures.wait([future], timeout=self._tick).done:
+                self._draw()
+        finally:
+            self._erase()
+        return future.result()
+
+    def _text(self) -> str:
+        snapshot = self._progress.snapshot()
+        return render(snapshot, money(snapshot.cost))
+
+    def _draw(self) -> None:
+        with self._uncaptured():
+            self._draw_now()
+
+    def _uncaptured(self) -> contextlib.AbstractContextManager[Any]:
+        # Setup runs with stdout captured; the status goes to the terminal, as live logs do.
+        if self._capture is None:
+            return contextlib.nullcontext()
+        return self._capture.global_and_fixture_disabled()  # type: ignore[no-any-return]
+
+    def _draw_now(self) -> None:
+        text = self._text()
+        if not self._tty:
+            self._reporter.write_line(text)
+            return
+        writer = self._reporter._tw
+        if not self._shown:
+            self._line = writer._current_line
+        # One write per redraw (erase the old status, then the new one): no flicker.
+        back = "\b" * self._shown
+        erase = back + " " * self._shown + back
+        room = max(0, writer.fullwidth - len(self._line) - 2)
+        shown = (" " + text)[:room]
+        writer.write(erase + shown, flush=True)
+        self._shown = len(shown)
+
+    def _erase(self) -> None:
+        if self._shown:
+            back = "\b" * self._shown
+            writer = self._reporter._tw
+            with self._uncaptured():
+                writer.write(back + " " * self._shown + back, flush=True)
+            # pytest pads its progress ("[ 50%]") by the width of the line it wrote: give it back
+            # the line as it was, without our backspaces.
+            writer._current_line = self._line
+            self._shown = 0
