@@ -8,7 +8,6 @@ result in setup, and turns graded items into records for the reports.
 from __future__ import annotations
 
 import concurrent.futures
-import gc
 from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -16,12 +15,15 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_omk.attempts import Attempts, wait_for_runs
-from pytest_omk.errors import ConfigError, OmkError
+from pytest_omk.errors import OmkError
+from pytest_omk.file_checks import check_sample_file
+from pytest_omk.gc_policy import collector_paused, young_collections_spaced
 from pytest_omk.loading.display import display_path
 from pytest_omk.planning import Planner
 from pytest_omk.report.collector import record_collector_key
+from pytest_omk.report.junit_layout import add_junit_properties
 from pytest_omk.report.records import new_record
-from pytest_omk.safety import check_caps, sandbox_notice, scrub_report
+from pytest_omk.safety import sandbox_notice, scrub_report
 from pytest_omk.settings import Settings
 from pytest_omk.wiring import CallWiring
 
@@ -36,8 +38,6 @@ if TYPE_CHECKING:
     from pytest_omk.runtime import CallRunner
     from pytest_omk.xdist_prefetch import WorkerFeed
 
-RUN_LOOP_GC_THRESHOLD = 50_000
-"""Allocations between young-generation collections while items run (CPython's default: 700)."""
 NO_EXECUTOR = "no executor configured (set --omk-executor or omk_executor)"
 
 
@@ -84,25 +84,8 @@ class OmkSession:
     # --- collection ---------------------------------------------------------------------------
 
     def check_file(self, node: SampleFile, bundle: SampleBundle) -> None:
-        """Collection-time checks that need the configuration (check caps, mock interception support)."""
-        check_caps(node.path.name, bundle, self.settings.max_checks)
-        if self.settings.lint:
-            from pytest_omk.loading.lint import portability_warnings
-
-            for loaded in bundle.samples:
-                if loaded.source == node.path:
-                    for message in portability_warnings(loaded.sample.sample_id, loaded.sample.assertions or []):
-                        node.warn(pytest.PytestWarning(f"omk-lint: {message}"))
-        executor = self.executor
-        if executor is None or executor.supports_mocks:
-            return
-        with_mocks = [s.sample.sample_id for s in bundle.samples if s.sample.mocks]
-        if with_mocks:
-            raise ConfigError(
-                f"{node.path.name}: samples {', '.join(with_mocks)} declare mocks, but executor "
-                f"{executor.id!r} cannot intercept tool calls (a command executor declares it with "
-                "the ini option omk_executor_capabilities = mocks)"
-            )
+        """Collection-time checks that need the configuration (check caps, lint, mock interception)."""
+        check_sample_file(node, bundle, self.settings, self.executor)
 
     def adopt(self, item: SampleItem) -> None:
         """A sample file hands over each item it collected."""
@@ -217,16 +200,9 @@ class OmkSession:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_collection(self, session: pytest.Session) -> Generator[None, object, object]:
-        # Validating thousands of samples allocates millions of long-lived objects, and the
-        # cyclic garbage collector would rescan them again and again (measured: most of the time
-        # of a 10,000-sample collection). Pause it, then move the survivors out of its sight.
         self._warm_up()
-        gc.disable()
-        try:
+        with collector_paused():  # see pytest_omk.gc_policy
             return (yield)
-        finally:
-            gc.freeze()
-            gc.enable()
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
@@ -249,15 +225,10 @@ class OmkSession:
             else:
                 for item in items:
                     self.start(item)
-        # Everything collected is frozen out of the collector's sight; what the run loop allocates
-        # per item is mostly short-lived, and young collections every 700 allocations would scan
-        # it again and again (measured: seconds on a 10,000-sample replay, freeing next to nothing).
-        threshold = gc.get_threshold()
-        gc.set_threshold(max(threshold[0], RUN_LOOP_GC_THRESHOLD), *threshold[1:])
         try:
-            return (yield)
+            with young_collections_spaced():  # see pytest_omk.gc_policy
+                return (yield)
         finally:
-            gc.set_threshold(*threshold)
             if self._runner is not None:
                 self._runner.cancel_pending()
 
@@ -272,13 +243,7 @@ class OmkSession:
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
         record = getattr(item, "omk_record", None)
         if call.when == "teardown" and record is not None and self._junit:
-            # JUnit writes the properties of the teardown report, so they are derived here, once,
-            # from the final record (graded, skipped or errored alike).
-            from pytest_omk.report.records import junit_properties
-
-            props = junit_properties(record)
-            self.config.hook.pytest_omk_junit_properties(item=item, result=record, properties=props)
-            item.user_properties.extend((str(k), str(v)) for k, v in props)
+            add_junit_properties(item, record)
         report = yield
         scrubber = self.calls.scrubber
         scrub_report(report, scrubber)

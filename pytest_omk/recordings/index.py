@@ -21,6 +21,7 @@ class RecordingIndex:
         self._listings: dict[str, dict[str, list[Path]]] = {}
         self._documents: dict[str, list[Document]] = {}
         self._swept: set[Path] = set()
+        self._files_before: set[str] | None = None
 
     def listing(self, kind: str) -> dict[str, list[Path]]:
         """Key prefix (16 hex) -> the files of ``kind`` whose name ends with it."""
@@ -59,3 +60,31 @@ class RecordingIndex:
             first_write_here = path.parent not in self._swept
             self._swept.add(path.parent)
         return first_write_here
+
+    def sample_files_before(self, started_ns: int) -> set[str]:
+        """The sample files (as recordings name them) with a recording older than ``started_ns``.
+
+        What ``once`` asks: read once per run, so that what this run records does not count.
+        """
+        with self._lock:
+            if self._files_before is not None:
+                return self._files_before
+        kinds = (
+            sorted(p.name for p in self.directory.iterdir() if p.is_dir()) if self.directory.is_dir() else []
+        )
+        found = {
+            document.file
+            for kind in kinds
+            for document in self.documents(kind)
+            if document.file is not None and _modified_before(document.path, started_ns)
+        }
+        with self._lock:
+            self._files_before = found
+        return found
+
+
+def _modified_before(path: Path, started_ns: int) -> bool:
+    try:
+        return path.stat().st_mtime_ns < started_ns
+    except OSError:
+        return False

@@ -1,13 +1,6 @@
 """The recordings store: every model call is replayed from, or recorded to, one JSON file.
 
-Record modes (``--omk-record-mode``, see :mod:`pytest_omk.recordings.modes`):
-
-``none``          replay only: a miss raises :class:`~pytest_omk.errors.ReplayMissError` (for CI)
-``once``          as ``new_episodes`` for a sample file with no recordings yet, else as ``none``
-``new_episodes``  replay a recorded call, call live and record on a miss (default)
-``all``           always call live and overwrite the recording
-``rewrite``       as ``all``; the session then deletes what this run did not use
-``off``           always call live, read and write nothing
+The record modes (``--omk-record-mode``) are described in :mod:`pytest_omk.recordings.modes`.
 
 The generic layer (:meth:`RecordingStore.get` / :meth:`RecordingStore.put`) stores any JSON payload
 under a ``kind`` (``execute``, ``judge``, ``fetch`` ...) and an identity; :meth:`RecordingStore.call`
@@ -24,22 +17,16 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from pytest_omk.errors import ReplayMissError
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
 from pytest_omk.recordings.diff import FIX_HINT, describe_miss
 from pytest_omk.recordings.files import (
     Document,
-    RecordingFileError,
     build_document,
     check_identity,
     check_kind,
     file_name,
-    name_hash,
-    parse_document,
-    read_document,
     recording_key,
     render,
     shard_dir,
@@ -50,6 +37,7 @@ from pytest_omk.recordings.index import RecordingIndex
 from pytest_omk.recordings.modes import RECORD_MODES, RecordMode, relative_source, touch
 from pytest_omk.recordings.modes import records as _records_in
 from pytest_omk.recordings.modes import replays as _replays_in
+from pytest_omk.recordings.reader import DocumentReader
 from pytest_omk.recordings.scrub import Scrubber, environment_snapshot, secrets_from_env
 
 
@@ -93,10 +81,9 @@ class RecordingStore:
         self._warn_callback = warn
         self._lock = threading.Lock()
         self._index = RecordingIndex(self.directory) if self.directory is not None else None
-        self._warned: set[Path] = set()
+        self._reader = DocumentReader(mode, self._warn)
         # ``once``: recordings made before the run started (under xdist: the controller's start).
         self.started_ns = time.time_ns() if started_ns is None else started_ns
-        self._recorded_files: set[str] | None = None
 
     def add_secrets(self, secrets: Iterable[str]) -> None:
         """Scrub these values too (e.g. MCP server tokens known only once their config is read)."""
@@ -162,7 +149,7 @@ class RecordingStore:
             kind, key, redactor.text(label), redactor.data(dict(identity)), redactor.data(dict(payload)), file
         )
         content = render(document)
-        if self.mode in ("all", "rewrite") and self._unchanged(path, content):
+        if self.mode in ("all", "rewrite") and self._reader.unchanged(path, content):
             # Same answer again: keep the file and its date, so git shows no churn (``rewrite``
             # marks it used by its modification time, see pytest_omk.recordings.modes).
             if self.mode == "rewrite":
@@ -218,7 +205,7 @@ class RecordingStore:
         label = request.sample_id
         if self.replays:
             document = self._lookup(kind, identity, label)
-            result = None if document is None else self._parse_result(document)
+            result = None if document is None else self._reader.result(document)
             if result is not None:
                 return result
             if self.replay_only or self._once_and_recorded(request.source):
@@ -253,19 +240,10 @@ class RecordingStore:
 
     def _once_and_recorded(self, source: Path | None) -> bool:
         """``once``: whether the sample file had recordings before this run (then a miss is an error)."""
-        if self.mode != "once" or source is None or self.directory is None:
+        if self.mode != "once" or source is None or self._index is None:
             return False
-        with self._lock:
-            known = self._recorded_files
-        if known is None:
-            known = set()
-            for kind_dir in sorted(p for p in self.directory.iterdir() if p.is_dir()) if self.directory.is_dir() else []:
-                for document in self._index.documents(kind_dir.name) if self._index is not None else []:
-                    if document.file is not None and _older(document.path, self.started_ns):
-                        known.add(document.file)
-            with self._lock:
-                self._recorded_files = known
-        return relative_source(source, self.directory) in known
+        assert self.directory is not None
+        return relative_source(source, self.directory) in self._index.sample_files_before(self.started_ns)
 
     def _redactor(self) -> Scrubber:
         return Scrubber(self._secrets)
@@ -282,64 +260,15 @@ class RecordingStore:
         check_identity(identity)
         key = recording_key(kind, identity)
         path = self._path(kind, key, label, self._redactor())
-        document = self._read(path, key)
+        document = self._reader.matching(path, key)
         if document is not None:
             return document
         # The label only names the file: a renamed sample, or another sample that sent the very
         # same request, still replays by key.
         for candidate in self._listing(kind).get(key[:16], ()):
-            if candidate != path and (document := self._read(candidate, key)) is not None:
+            if candidate != path and (document := self._reader.matching(candidate, key)) is not None:
                 return document
         return None
-
-    def _read_usable(self, path: Path) -> Document | None:
-        """The document at ``path``; ``None`` when there is none or it is unusable (reported)."""
-        try:
-            return read_document(path)
-        except FileNotFoundError:
-            return None
-        except RecordingFileError as exc:
-            self._unusable(exc)
-            return None
-
-    def _read(self, path: Path, key: str) -> Document | None:
-        document = self._read_usable(path)
-        if document is None:
-            return None
-        if document.key == key:
-            return document
-        if name_hash(path.name) != document.key[:16]:
-            self._unusable(RecordingFileError(path, "has a key that does not match its file name"))
-        return None  # otherwise a 64-bit prefix collision: simply not this call's recording
-
-    def _parse_result(self, document: Document) -> ExecutionResult | None:
-        try:
-            return ExecutionResult.model_validate({**document.result, "replayed": True})
-        except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"])
-            self._unusable(RecordingFileError(document.path, f"has an invalid result ({where}: {first['msg']})"))
-            return None
-
-    def _unusable(self, exc: RecordingFileError) -> None:
-        if self.mode == "none":
-            raise ReplayMissError(
-                f"recording {exc.path} is unusable: it {exc.reason}. Replay-only mode "
-                "(--omk-record-mode=none) cannot re-record it: fix or delete the file, then record "
-                "with --omk-record-mode=new_episodes."
-            ) from exc
-        with self._lock:
-            if exc.path in self._warned:
-                return
-            self._warned.add(exc.path)
-        self._warn(f"pytest-omk ignores recording {exc.path}: it {exc.reason}. The call runs live and is recorded again.")
-
-    def _unchanged(self, path: Path, content: bytes) -> bool:
-        old = self._read_usable(path)
-        if old is None:
-            return False
-        new = parse_document(path, content)
-        return (old.key, old.label, old.identity, old.result) == (new.key, new.label, new.identity, new.result)
 
     def _after_write(self, kind: str, key: str, path: Path) -> None:
         if self._index is not None and self._index.added(kind, key, path):
@@ -355,10 +284,3 @@ class RecordingStore:
             self._warn_callback(message)
         else:
             warnings.warn(message, UserWarning, stacklevel=3)
-
-
-def _older(path: Path, started_ns: int) -> bool:
-    try:
-        return path.stat().st_mtime_ns < started_ns
-    except OSError:
-        return False

@@ -9,7 +9,22 @@ report before the JUnit writer sees it, and added to the ``<testsuite>``'s prope
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+
+from pytest_omk.report.records import junit_properties
+
+
+def add_junit_properties(item: pytest.Item, record: dict[str, Any]) -> None:
+    """Attach the sample's JUnit properties, derived once from its final record, to the item.
+
+    JUnit writes the properties of the teardown report, so this runs when that report is made
+    (graded, skipped or errored alike); the ``pytest_omk_junit_properties`` hook may adjust them.
+    """
+    props = junit_properties(record)
+    item.config.hook.pytest_omk_junit_properties(item=item, result=record, properties=props)
+    item.user_properties.extend((str(k), str(v)) for k, v in props)
 
 
 class SuiteLevelProperties:
