@@ -8,16 +8,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from decimal import ROUND_HALF_UP, Decimal
 
-from pytest_omk.grade.scoring import js_sum, round2
-
-_MILLI = Decimal("0.001")
-
-
-def round3(x: float) -> float:
-    """Round half-up to 3 decimals (the precision of standard deviations)."""
-    return float(Decimal(x).quantize(_MILLI, rounding=ROUND_HALF_UP))
+from pytest_omk.grade.scoring import js_sum, round2, sample_sd
 
 
 def present(values: Iterable[float | None]) -> list[float]:
@@ -33,12 +25,7 @@ def mean2(values: Iterable[float | None]) -> float | None:
 
 def sd3(values: Iterable[float | None]) -> float | None:
     """Sample standard deviation (n − 1) of the present values, 3 decimals; ``None`` below 2 values."""
-    observed = present(values)
-    if len(observed) < 2:
-        return None
-    mean = js_sum(observed) / len(observed)
-    variance = js_sum((v - mean) ** 2 for v in observed) / (len(observed) - 1)
-    return round3(math.sqrt(variance))
+    return sample_sd(present(values))
 
 
 def percentile(ordered: Sequence[float], q: float) -> float:

@@ -8,6 +8,7 @@ compensated ``sum`` could differ in the last bit and flip a rounding.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
@@ -18,6 +19,7 @@ if TYPE_CHECKING:  # the models load only when a sample is scored (the plugin's 
     from pytest_omk.models.results import Reading
 
 _CENT = Decimal("0.01")
+_MILLI = Decimal("0.001")
 
 LAYERS = ("assertions", "fact", "behavior", "judge", "composite")
 """The five scores of a sample, in report order."""
@@ -26,6 +28,24 @@ LAYERS = ("assertions", "fact", "behavior", "judge", "composite")
 def round2(x: float) -> float:
     """Round like ``Number(x.toFixed(2))``: half-up on the exact binary value (2.675 → 2.67, 0.125 → 0.13)."""
     return float(Decimal(x).quantize(_CENT, rounding=ROUND_HALF_UP))
+
+
+def round3(x: float) -> float:
+    """Round half-up to 3 decimals on the exact binary value (the precision of standard deviations)."""
+    return float(Decimal(x).quantize(_MILLI, rounding=ROUND_HALF_UP))
+
+
+def sample_sd(values: Sequence[float]) -> float | None:
+    """Sample standard deviation (n − 1), 3 decimals; ``None`` below two values (omk-semantics §10.5).
+
+    The project's one standard deviation (judge replicates, repeats, variants): mean and variance
+    are left-to-right sums, as the reference's JavaScript computes them.
+    """
+    if len(values) < 2:
+        return None
+    mean = js_sum(values) / len(values)
+    variance = js_sum((v - mean) ** 2 for v in values) / (len(values) - 1)
+    return round3(math.sqrt(variance))
 
 
 def js_sum(values: Iterable[float]) -> float:

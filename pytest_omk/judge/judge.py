@@ -15,16 +15,14 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import ROUND_HALF_UP, Decimal
 
 from pytest_omk.errors import ExecutionError, JudgeError
 from pytest_omk.execute.base import Executor
-from pytest_omk.grade.scoring import js_sum, round2
-from pytest_omk.js.text import js_number, js_trim
+from pytest_omk.js.text import js_trim
 from pytest_omk.judge.parse import JudgeReply, parse_assertion_reply, parse_rubric_reply
+from pytest_omk.judge.readings import assertion_reading, dimension_reading
 from pytest_omk.judge.templates import RUBRIC, TEMPLATES, JudgeTemplate
 from pytest_omk.judge.trace_summary import summarize_execution
 from pytest_omk.models.assertions import AnswerRelevancy, ContextRecall, Faithfulness, SemanticSimilarity
@@ -32,7 +30,6 @@ from pytest_omk.models.results import ExecutionResult, Reading
 from pytest_omk.models.run import ExecutionRequest, JudgeOutcome, ResolvedText, SamplePlan
 from pytest_omk.runtime import ModelCalls
 
-_MILLI = Decimal("0.001")
 _Judged = SemanticSimilarity | Faithfulness | AnswerRelevancy | ContextRecall
 _JUDGED = (SemanticSimilarity, Faithfulness, AnswerRelevancy, ContextRecall)
 
@@ -60,13 +57,6 @@ class _Job:
     replicate: int = 0
     threshold: float = 0.0
     """Pass mark of a judge-scored assertion (rubric dimensions use the judge's threshold)."""
-
-
-def sample_sd(scores: Sequence[float]) -> float | None:
-    """Sample standard deviation (n-1) rounded half-up to 3 decimals; ``None`` below two scores."""
-    if len(scores) < 2:
-        return None
-    return float(Decimal(statistics.stdev(scores)).quantize(_MILLI, rounding=ROUND_HALF_UP))
 
 
 def _reference_or_context(reference: str | None, context: str | None) -> str | None:
@@ -182,13 +172,13 @@ class LLMJudge:
                 rubric_replies.setdefault(job.key, []).append(parse_rubric_reply(answer.output))
             else:
                 reply = parse_assertion_reply(answer.output)
-                assertions[job.key] = self._assertion_reading(reply, job.threshold, job.template.kind)
+                assertions[job.key] = assertion_reading(reply, job.threshold, job.template.kind)
 
         rubric: dict[str, Reading] = {}
         replicates: dict[str, tuple[Reading, ...]] = {}
         spreads: dict[str, float] = {}
         for name, replies in rubric_replies.items():
-            rubric[name], replicates[name], sd = self._dimension(replies)
+            rubric[name], replicates[name], sd = dimension_reading(replies, self.threshold)
             if sd is not None:
                 spreads[name] = sd
         self._check_judged(jobs, rubric, assertions)
@@ -257,48 +247,6 @@ class LLMJudge:
                 f"the judge could not score {label}: {reading.message}{others} "
                 "(ini omk_judge_failure = skip treats this as missing evidence)"
             )
-
-    # --- readings -------------------------------------------------------------------------------
-
-    def _dimension(
-        self, replies: Sequence[JudgeReply | str]
-    ) -> tuple[Reading, tuple[Reading, ...], float | None]:
-        """A dimension's reading from its replicates: the mean of the valid ones, and their SD."""
-        each = tuple(
-            self._passes(reply.score, self.threshold, reply.reason)
-            if isinstance(reply, JudgeReply)
-            else Reading.missing(reply)
-            for reply in replies
-        )
-        valid = [reply for reply in replies if isinstance(reply, JudgeReply)]
-        defects = [reply for reply in replies if isinstance(reply, str)]
-        if not valid:
-            if len(replies) == 1:
-                return Reading.missing(defects[0]), each, None
-            unique = "; ".join(dict.fromkeys(defects))
-            return Reading.missing(f"no usable judge reply in {len(replies)} readings: {unique}"), each, None
-        scores = [float(reply.score) for reply in valid]
-        mean = round2(js_sum(scores) / len(scores))
-        sd = sample_sd(scores)
-        message = valid[0].reason
-        if len(replies) > 1:
-            listed = ", ".join(str(reply.score) for reply in valid)
-            spread = f"; SD {js_number(sd)}" if sd is not None else ""
-            message += f" (mean of {len(valid)}/{len(replies)} judge readings: {listed}{spread})"
-        return self._passes(mean, self.threshold, message), each, sd
-
-    @staticmethod
-    def _passes(score: float, threshold: float, message: str) -> Reading:
-        if score >= threshold:
-            return Reading.passed(message, score=score)
-        return Reading.failed(message, score=score)
-
-    def _assertion_reading(self, reply: JudgeReply | str, threshold: float, kind: str) -> Reading:
-        """The raw reading of a judge-scored assertion (``not`` is applied later, by the grader)."""
-        if isinstance(reply, str):
-            return Reading.missing(f"{kind}: {reply}")
-        message = f"judge score {reply.score} (threshold {js_number(threshold)}): {reply.reason}"
-        return self._passes(float(reply.score), threshold, message)
 
 
 def _unusable(job: _Job, output: str) -> bool:

@@ -8,7 +8,7 @@ Plain scalars that a YAML 1.1 reader such as PyYAML would type differently (``ye
 ``off``, dates) come back as :class:`AmbiguousScalar` strings; validation rejects them where the
 format requires a string, so a file never means one thing here and another elsewhere. Duplicate keys
 are rejected, and aliases may not expand the document by more than :data:`MAX_ALIAS_EXPANSION`
-nodes, so an alias bomb fails in milliseconds. libyaml's C parser is used when available. Line
+nodes (:mod:`.yaml_nodes`), so an alias bomb fails in milliseconds. libyaml's C parser is used when available. Line
 numbers are looked up only when an error needs them.
 """
 
@@ -21,12 +21,9 @@ from typing import Any
 import yaml
 
 from pytest_omk.errors import SampleFileError, format_path
+from pytest_omk.loading.yaml_nodes import check_aliases, path_to_mark
 
 MAX_FILE_BYTES = 32 * 1024 * 1024
-MAX_ALIAS_USES = 10_000
-"""Most alias references (``*name``, including ``<<: *name``) a YAML file may contain."""
-MAX_ALIAS_EXPANSION = 100_000
-"""Most nodes that aliases may add to a YAML document once expanded."""
 MAX_DEPTH = 64
 _MAX_SAFE_INTEGER = 2**53 - 1
 
@@ -190,7 +187,7 @@ def _parse_yaml(text: str, path: str) -> Any:
         if node is None:
             return None
         if "&" in text:  # no alias without an anchor: skip the walk for the usual anchor-free file
-            _check_aliases(node, path)
+            check_aliases(node, path)
         return loader.construct_document(node)
     except yaml.reader.ReaderError as exc:
         char = exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or "\0")
@@ -203,7 +200,7 @@ def _parse_yaml(text: str, path: str) -> Any:
         mark, reason = _yaml_mark(exc)
         where = None
         if mark is not None and node is not None:
-            at = _path_to_mark(node, mark)
+            at = path_to_mark(node, mark)
             where = format_path(at) if at else None
         line, column = (mark.line + 1, mark.column + 1) if mark is not None else (None, None)
         raise SampleFileError(path, f"invalid YAML: {reason}", where=where, line=line, column=column) from None
@@ -231,53 +228,6 @@ def _yaml_mark(exc: yaml.MarkedYAMLError) -> tuple[Any, str]:
     return found or start, problem
 
 
-def _children(node: Any) -> list[Any]:
-    if isinstance(node, yaml.MappingNode):
-        return [part for pair in node.value for part in pair]
-    if isinstance(node, yaml.SequenceNode):
-        return list(node.value)
-    return []
-
-
-def _node_error(path: str, node: Any, reason: str) -> SampleFileError:
-    """An ``invalid YAML`` error at the line of a composed ``node``."""
-    return SampleFileError(path, f"invalid YAML: {reason}", line=node.start_mark.line + 1)
-
-
-def _check_aliases(root: Any, path: str) -> None:
-    """Reject recursive aliases and aliases that blow the document up (the "billion laughs").
-
-    The composed node graph shares a node wherever an alias refers to it, so it stays small however
-    large the expanded document would be. Its expanded size is computed here, memoised per node, in
-    time linear in the number of distinct nodes.
-    """
-    sizes: dict[int, int] = {}
-    on_path: set[int] = set()
-    references = 0
-    stack: list[tuple[Any, bool]] = [(root, False)]
-    while stack:
-        node, finished = stack.pop()
-        key = id(node)
-        if finished:
-            on_path.discard(key)
-            sizes[key] = 1 + sum(sizes[id(child)] for child in _children(node))
-            if sizes[key] - len(sizes) > MAX_ALIAS_EXPANSION:
-                raise _node_error(
-                    path, node, f"aliases expand the document by more than {MAX_ALIAS_EXPANSION:,} nodes"
-                )
-            continue
-        if key in sizes:
-            references += 1
-            if references > MAX_ALIAS_USES:
-                raise _node_error(path, node, f"more than {MAX_ALIAS_USES:,} alias references")
-            continue
-        if key in on_path:
-            raise _node_error(path, node, "an alias refers to a node that contains it")
-        on_path.add(key)
-        stack.append((node, True))
-        stack.extend((child, False) for child in reversed(_children(node)))
-
-
 def _check_depth(data: Any, path: str) -> None:
     """Reject absurd nesting before validation recurses into it."""
     stack: list[tuple[Any, int]] = [(data, 0)]
@@ -289,52 +239,3 @@ def _check_depth(data: Any, path: str) -> None:
             stack.extend((v, depth + 1) for v in node.values())
         elif isinstance(node, list):
             stack.extend((v, depth + 1) for v in node)
-
-
-def _path_to_mark(root: Any, mark: Any) -> list[str | int] | None:
-    """The JSON path of the mapping key or node that starts at ``mark`` (for construction errors,
-    such as a duplicate key, that know where they are in the text but not in the document)."""
-    stack: list[tuple[Any, list[str | int]]] = [(root, [])]
-    while stack:
-        node, at = stack.pop()
-        if isinstance(node, yaml.MappingNode):
-            for key, value in node.value:
-                name = getattr(key, "value", None)
-                here = [*at, name] if isinstance(name, str) else at
-                if key.start_mark.index == mark.index:
-                    return here
-                stack.append((value, here))
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend((child, [*at, i]) for i, child in enumerate(node.value))
-        elif node.start_mark.index == mark.index:
-            return at
-    return None
-
-
-def yaml_line_of(text: str, json_path: list[str | int]) -> int | None:
-    """The 1-based line of the YAML node at ``json_path`` (or its deepest existing ancestor).
-
-    A mapping entry is located by its key's line, so ``rubric`` points at ``rubric:`` rather than at
-    the first dimension below it.
-    """
-    try:
-        node = yaml.compose(text.removeprefix("\ufeff"), Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return None
-    if node is None:
-        return None
-    line: int = node.start_mark.line + 1
-    for part in json_path:
-        if isinstance(node, yaml.MappingNode) and isinstance(part, str):
-            entry = next(((k, v) for k, v in node.value if getattr(k, "value", None) == part), None)
-            if entry is None:
-                # A missing key: point at the mapping that lacks it.
-                return line
-            line = entry[0].start_mark.line + 1
-            node = entry[1]
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-            node = node.value[part]
-            line = node.start_mark.line + 1
-        else:
-            break
-    return line

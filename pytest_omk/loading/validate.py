@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from pytest_omk.errors import SampleFileError, format_path
-from pytest_omk.loading.parse import AmbiguousScalar, yaml_line_of
+from pytest_omk.loading.parse import AmbiguousScalar
+from pytest_omk.loading.yaml_nodes import yaml_line_of
 from pytest_omk.models import SCHEMA_VERSION, SampleSet
 from pytest_omk.models._base import LocatedValueError
 

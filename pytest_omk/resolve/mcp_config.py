@@ -19,7 +19,7 @@ from typing import Any
 from pytest_omk.errors import ConfigError, ResolveError
 from pytest_omk.js.regex import JsRegexError, compile_js_regex
 from pytest_omk.mcp_servers import McpServerSpec, launch_fields, read_mcp_config
-from pytest_omk.resolve.urls import parse_host
+from pytest_omk.resolve.hosts import parse_host
 
 _TEMPLATE_GROUP = re.compile(r"\$(\d+)")
 

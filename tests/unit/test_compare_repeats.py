@@ -14,7 +14,8 @@ from pytest_omk.compare.repeats import (
     pass_rate_message,
     repeats_record,
 )
-from pytest_omk.compare.stats import mean2, percentile, round3, sd3
+from pytest_omk.compare.stats import mean2, percentile, sd3
+from pytest_omk.grade.scoring import round3
 
 
 def test_round3_is_half_up_on_the_binary_value() -> None:

@@ -13,7 +13,8 @@ import pytest
 from pytest_omk.errors import ExecutionError, JudgeError
 from pytest_omk.execute.base import TransientError
 from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy
-from pytest_omk.judge.judge import LLMJudge, LLMJudgeOutcome, sample_sd
+from pytest_omk.grade.scoring import sample_sd
+from pytest_omk.judge.judge import LLMJudge, LLMJudgeOutcome
 from pytest_omk.judge.select import describe_selection, same_model_warning, select_judge
 from pytest_omk.judge.templates import TEMPLATES
 from pytest_omk.models import Sample
