@@ -40,6 +40,11 @@ UNSANDBOXED_NOTICE = (
     "namespaces here): it has the network and can read your files; resource limits and process "
     "cleanup still apply. Install bubblewrap to confine it (docs/security.md)."
 )
+ROOT_NOTICE = (
+    "pytest runs as root and the agent's Bash cannot drop to an unprivileged user (it needs "
+    "bubblewrap and setpriv): the kernel exempts root from the process limit, so a fork bomb is "
+    "stopped only by the tool timeout (docs/security.md)."
+)
 
 
 def _limits_script(limits: dict[str, int]) -> str:
@@ -88,6 +93,14 @@ class Sandbox:
     def limits_processes(self) -> bool:
         """Whether the process limit binds (it never does for uid 0)."""
         return os.geteuid() != 0 or self.uid is not None
+
+    @property
+    def notice(self) -> str | None:
+        """What the run should say once about this sandbox's gaps (``None``: nothing)."""
+        parts = [UNSANDBOXED_NOTICE] if self.bwrap is None else []
+        if not self.limits_processes:
+            parts.append(ROOT_NOTICE)
+        return " ".join(parts) or None
 
     def prepare(self, root: Path) -> None:
         """Give ``root``'s tree to the sandbox's user, so commands may change what tools wrote."""

@@ -18,7 +18,7 @@ import pytest
 
 from pytest_omk.agent import isolation
 from pytest_omk.agent.loop import MAX_TOOL_CALLS_PER_TURN, TOO_MANY_CALLS
-from pytest_omk.agent.sandbox import Sandbox
+from pytest_omk.agent.sandbox import ROOT_NOTICE, UNSANDBOXED_NOTICE, Sandbox
 from pytest_omk.agent.tools import BuiltinTools
 from tests.fakes.fake_llm import FakeLLM
 from tests.integration.conftest import write_samples
@@ -127,3 +127,13 @@ def test_a_working_directory_over_the_copy_cap_is_an_execution_error(
     assert agent.requests == []  # the model was never asked: the run stopped at the copy
     leftovers = [p for p in Path(tempfile.gettempdir()).glob("omk-agent-*") if (p / "work" / "big.bin").exists()]
     assert leftovers == []
+
+
+@probe("sandbox")
+def test_the_run_names_each_gap_of_the_sandbox() -> None:
+    assert Sandbox(None).notice is not None and Sandbox(None).notice.startswith(UNSANDBOXED_NOTICE)
+    dropped = Sandbox("/usr/bin/bwrap", "/usr/bin/setpriv", 65534)
+    assert dropped.notice is None
+    if os.geteuid() == 0:
+        # As root without the drop, the process limit does not bind, and the run says so.
+        assert Sandbox("/usr/bin/bwrap").notice == ROOT_NOTICE
