@@ -22,6 +22,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,15 +104,17 @@ class Sandbox:
         return " ".join(parts) or None
 
     def prepare(self, root: Path) -> None:
-        """Give ``root``'s tree to the sandbox's user, so commands may change what tools wrote."""
+        """Give ``root``'s tree to the sandbox's user, so commands may change what tools wrote.
+
+        Links are changed, never followed, and a file with a second hard link is left alone: were
+        it a link to a file elsewhere, handing it over would give that file away too.
+        """
         if self.uid is None:
             return
-        with contextlib.suppress(OSError):
-            os.lchown(root, self.uid, self.uid)
+        _hand_over(str(root), self.uid)
         for directory, dirs, files in os.walk(root):
             for name in (*dirs, *files):
-                with contextlib.suppress(OSError):
-                    os.lchown(os.path.join(directory, name), self.uid, self.uid)
+                _hand_over(os.path.join(directory, name), self.uid)
 
     def argv(self, command: str, root: Path) -> list[str]:
         """The argument vector that runs ``command`` with ``bash`` in ``root``."""
@@ -130,6 +133,13 @@ class Sandbox:
                     "--bounding-set=-all", "--no-new-privs"]
             return [*flags, *drop, *inner]
         return [*flags, "--bind", where, where, "--chdir", where, "--", *inner]
+
+
+def _hand_over(path: str, uid: int) -> None:
+    with contextlib.suppress(OSError):
+        info = os.lstat(path)
+        if info.st_uid != uid and not (stat.S_ISREG(info.st_mode) and info.st_nlink > 1):
+            os.lchown(path, uid, uid)
 
 
 def _parents_in_tmp(root: Path) -> list[str]:

@@ -137,3 +137,19 @@ def test_the_run_names_each_gap_of_the_sandbox() -> None:
     if os.geteuid() == 0:
         # As root without the drop, the process limit does not bind, and the run says so.
         assert Sandbox("/usr/bin/bwrap").notice == ROOT_NOTICE
+
+
+@probe("sandbox")
+def test_handing_the_working_copy_over_never_reaches_outside_it(tmp_path: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("the working copy is handed to another user only when pytest runs as root")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("root's", encoding="utf-8")
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "mine.txt").write_text("x", encoding="utf-8")
+    (work / "soft").symlink_to(outside)
+    os.link(outside, work / "hard")
+    Sandbox("/usr/bin/bwrap", "/usr/bin/setpriv", 65534).prepare(work)
+    assert (work / "mine.txt").stat().st_uid == 65534
+    assert outside.stat().st_uid == 0
