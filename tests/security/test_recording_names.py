@@ -15,6 +15,7 @@ import secrets
 
 import pytest
 
+from pytest_omk.recordings.files import file_name
 from tests.fakes.fake_llm import FakeLLM
 from tests.integration.conftest import load_report, report_samples, write_samples
 from tests.reliability.helpers import audit_recordings
@@ -61,3 +62,10 @@ def test_no_spelling_of_a_secret_reaches_a_recording_path(
     paths = [p.relative_to(pytester.path).as_posix().lower() for p in (pytester.path / "recs").rglob("*")]
     leaks = [f"{name} in {path}" for path in paths for name, tail in tails.items() if tail in path]
     assert not leaks, leaks
+
+
+@probe("secrets")
+@pytest.mark.parametrize("spelled", ["ID-SK-ABCDEF0123456789", "id-s\u200bk-abcdef0123456789", "id-ｓｋ-ａｂｃｄｅｆ0123456789"])
+def test_a_slug_never_spells_a_secret(spelled: str) -> None:
+    name = file_name(spelled, "ab" * 32, ["sk-abcdef0123456789"])
+    assert name == f"id-redacted-{'ab' * 8}.json"
