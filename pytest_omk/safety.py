@@ -43,11 +43,13 @@ def scrub_report(report: pytest.TestReport, scrubber: Scrubber) -> None:
 
 
 def sandbox_notice(config: pytest.Config, session: pytest.Session, executor: str | None) -> None:
-    """Say once (controller only) when the agent's Bash will run without bubblewrap."""
+    """Say once (controller only) when the agent's Bash will run without bubblewrap, or as root
+    without a process limit."""
     if hasattr(config, "workerinput") or not session.items or not (executor or "").startswith("agent"):
         return
-    from pytest_omk.agent.sandbox import UNSANDBOXED_NOTICE, Sandbox
+    from pytest_omk.agent.sandbox import Sandbox
 
     reporter = config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None and not Sandbox.detect().available:
-        reporter.write_line(f"omk: {UNSANDBOXED_NOTICE}", yellow=True)
+    notice = Sandbox.detect().notice
+    if reporter is not None and notice is not None:
+        reporter.write_line(f"omk: {notice}", yellow=True)

@@ -135,6 +135,9 @@ async def working_copy(source: Path | None) -> AsyncIterator[Path]:
     cancelled run stops the copy (checked at every file) and waits for it before removing.
     """
     holder = Path(tempfile.mkdtemp(prefix="omk-agent-"))
+    # Searchable, not listable: a sandboxed Bash dropped to an unprivileged user (pytest as root)
+    # must reach the copy by its absolute path.
+    os.chmod(holder, 0o711)
     try:
         copy = holder / COPY_DIR_NAME
         if source is None:

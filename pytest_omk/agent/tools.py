@@ -228,6 +228,8 @@ class BuiltinTools:
     async def bash(self, command: str) -> ToolResult:
         """Run ``command`` with ``bash -c`` in the working copy (see the module docstring)."""
         env, tag = tagged_environment({**self._environ, "PWD": str(self.root)})
+        # As root the command runs as an unprivileged user, which must own what it may change.
+        await asyncio.to_thread(self.sandbox.prepare, self.root)
         # Output goes to a file, not a pipe: a background job holding a pipe open would keep us
         # reading long after bash itself has exited.
         with tempfile.TemporaryFile() as sink:

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 import httpx
 
+from pytest_omk.bodies import read_capped
 from pytest_omk.errors import ConfigError, ExecutionError
 from pytest_omk.execute.http_errors import check_status, json_object, timed_out, transport_error
 
@@ -73,15 +74,15 @@ async def _capped_post(
     request = client.build_request("POST", target, json=dict(body), headers=dict(headers))
     response = await client.send(request, stream=True)
     try:
-        data = bytearray()
-        async for chunk in response.aiter_bytes():
-            data += chunk
-            if len(data) > MAX_RESPONSE_BYTES:
-                raise ExecutionError(f"the provider's response is larger than {MAX_RESPONSE_BYTES} bytes")
+        data = await read_capped(response.aiter_bytes(), MAX_RESPONSE_BYTES, _too_large)
     finally:
         await response.aclose()
     kept = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in ("content-encoding", "content-length")]
-    return httpx.Response(response.status_code, headers=kept, content=bytes(data), request=request)
+    return httpx.Response(response.status_code, headers=kept, content=data, request=request)
+
+
+def _too_large() -> ExecutionError:
+    return ExecutionError(f"the provider's response is larger than {MAX_RESPONSE_BYTES} bytes")
 
 
 class Usage(NamedTuple):

@@ -10,7 +10,11 @@ inside that directory tree (symbolic links resolved):
 * a ``.js`` / ``.mjs`` / ``.cjs`` module run with Node (``node`` on PATH) through
   ``node_runner.mjs``; as upstream, its default export (else a named ``check``) is called as
   ``fn(output, {sample, assertion})`` and must return (or resolve to) ``{pass: boolean, message?}``.
-  A timeout kills the Node process.
+
+Both run in a session of their own with a marker in their environment (:mod:`pytest_omk.proctree`):
+when the check ends, times out or is interrupted (Ctrl-C), its process group and every process
+carrying the marker are killed, so children it spawned (``child_process``, ``subprocess``, even
+detached or ``setsid`` ones) never outlive it.
 
 ``context`` is ``{"sample": ..., "assertion": ...}`` as plain JSON data, holding the keys written in
 the file. Every failure of the check itself (missing file, import error, exception, timeout,
@@ -19,11 +23,9 @@ invalid result) is an error reading: a failure that ``not: true`` never turns in
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 from importlib.resources import as_file, files
@@ -36,6 +38,7 @@ from pytest_omk.js.text import js_json_stringify
 from pytest_omk.models import AssertionBase
 from pytest_omk.models.assertions import Custom
 from pytest_omk.models.results import Reading
+from pytest_omk.proctree import kill_tagged, tagged_environment
 
 NODE_SUFFIXES = frozenset({".js", ".mjs", ".cjs"})
 RESULT_MARKER = "@@pytest-omk-result@@"
@@ -55,7 +58,7 @@ def _run_python(path: Path, output: str, context: dict[str, Any], timeout: float
     # The check sees the modules pytest sees (the project, its conftest's packages).
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     runner = Path(__file__).with_name("py_runner.py")
-    done = _run_child([sys.executable, str(runner)], request, timeout, cwd, env)
+    done, _, _ = _run_child([sys.executable, str(runner)], request, timeout, cwd, env)
     at = done.rfind(RESULT_MARKER)
     if at < 0:
         raise CheckError("the check's process ended without a result (it exited or crashed)")
@@ -80,25 +83,32 @@ class _Invalid:
         return self.shown
 
 
-def _run_child(argv: list[str], stdin: str, timeout: float, cwd: Path, env: dict[str, str]) -> str:
-    """Run ``argv`` in a session of its own; its stdout, or CheckError when it outlived ``timeout``."""
+def _run_child(
+    argv: list[str], stdin: str, timeout: float, cwd: Path, env: dict[str, str]
+) -> tuple[str, str, int]:
+    """Run ``argv`` in a session of its own: its stdout, stderr and exit code, or CheckError when it
+    outlived ``timeout``.
+
+    Whatever happens (an answer, a timeout, Ctrl-C), the child and everything it started die.
+    """
+    tagged, tag = tagged_environment(env)
     with subprocess.Popen(
         argv,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
         cwd=cwd if cwd.is_dir() else None,
-        env=env,
+        env=tagged,
         start_new_session=True,
     ) as process:
         try:
-            out, _ = process.communicate(stdin.encode("utf-8"), timeout=timeout)
+            out, err = process.communicate(stdin.encode("utf-8"), timeout=timeout)
         except subprocess.TimeoutExpired:
             raise CheckError(f"timed out after {timeout:g} s (its process was killed)") from None
         finally:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(process.pid, signal.SIGKILL)
-    return out[: 4 * 1024 * 1024].decode("utf-8", "replace")
+            kill_tagged(tag, group=process.pid)
+    cap = 4 * 1024 * 1024
+    return out[:cap].decode("utf-8", "replace"), err[-cap:].decode("utf-8", "replace"), process.returncode
 
 
 def _run_node(path: Path, output: str, context: dict[str, Any], timeout: float, cwd: Path) -> Any:
@@ -108,24 +118,11 @@ def _run_node(path: Path, output: str, context: dict[str, Any], timeout: float, 
         raise CheckError("needs Node.js to run a JavaScript check, but 'node' is not on PATH")
     request = json.dumps({"module": str(path), "output": output, "context": context})
     with as_file(files(__package__ or "pytest_omk.grade").joinpath("node_runner.mjs")) as runner:
-        try:
-            done = subprocess.run(
-                [node, str(runner)],
-                input=request,
-                capture_output=True,
-                text=True,
-                encoding="utf-8",
-                errors="replace",
-                timeout=timeout,
-                cwd=cwd if cwd.is_dir() else None,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            raise CheckError(f"timed out after {timeout:g} s (node was killed)") from None
-    at = done.stdout.rfind(RESULT_MARKER)
+        done, errors, code = _run_child([node, str(runner)], request, timeout, cwd, dict(os.environ))
+    at = done.rfind(RESULT_MARKER)
     if at < 0:
-        raise CheckError(f"node exited with code {done.returncode} without a result: {excerpt(done.stderr)}")
-    line = done.stdout[at + len(RESULT_MARKER) :].split("\n", 1)[0]
+        raise CheckError(f"node exited with code {code} without a result: {excerpt(errors)}")
+    line = done[at + len(RESULT_MARKER) :].split("\n", 1)[0]
     try:
         outcome = json.loads(line)
     except ValueError:

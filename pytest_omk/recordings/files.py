@@ -19,7 +19,7 @@ import re
 import tempfile
 import time
 import unicodedata
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -85,16 +85,27 @@ def check_identity(identity: Mapping[str, Any]) -> None:
         raise ValueError(f"identity fields {sorted(clash)} are reserved by the recording format")
 
 
-def slugify(label: str) -> str:
+def slugify(label: str, secrets: Iterable[str] = ()) -> str:
     """A file-name-safe, lower-case ASCII rendering of ``label`` (never empty, at most 60 chars).
 
     Lower case keeps case-insensitive file systems (macOS, Windows) from merging two names; the
-    key hash after the slug keeps distinct calls apart anyway.
+    key hash after the slug keeps distinct calls apart anyway. Any of ``secrets`` that the slug
+    would spell (slugged the same way: a label with the key in capitals, in full-width letters or
+    with a zero-width space inside escapes a plain scrubber) becomes ``redacted``.
     """
-    ascii_text = unicodedata.normalize("NFKD", label).encode("ascii", "ignore").decode()
-    slug = _SLUG_DROP_RE.sub("-", ascii_text.lower())[:_SLUG_MAX].strip("-._")
+    slug = _slug_text(label)
+    for secret in secrets:
+        spelled = _slug_text(secret).strip("-._")
+        if len(spelled) >= MIN_SECRET_LENGTH:
+            slug = slug.replace(spelled, "redacted")
+    slug = slug[:_SLUG_MAX].strip("-._")
     # A leading dot would hide the file and collide with our temp-file prefix.
     return slug or "call"
+
+
+def _slug_text(text: str) -> str:
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode()
+    return _SLUG_DROP_RE.sub("-", ascii_text.lower())
 
 
 def shard_dir(directory: Path, kind: str, key: str) -> Path:
@@ -102,9 +113,9 @@ def shard_dir(directory: Path, kind: str, key: str) -> Path:
     return directory / kind / key[:2]
 
 
-def file_name(label: str, key: str) -> str:
-    """``<slug>-<16 hex>.json``."""
-    return f"{slugify(label)}-{key[:_HASH_IN_NAME]}.json"
+def file_name(label: str, key: str, secrets: Iterable[str] = ()) -> str:
+    """``<slug>-<16 hex>.json``, no spelling of ``secrets`` in the slug (:func:`slugify`)."""
+    return f"{slugify(label, secrets)}-{key[:_HASH_IN_NAME]}.json"
 
 
 def name_hash(name: str) -> str | None:

@@ -251,7 +251,7 @@ class RecordingStore:
     def _path(self, kind: str, key: str, label: str, redactor: Scrubber) -> Path:
         assert self.directory is not None
         # The label is scrubbed too: a sample id is user text and becomes a file name.
-        return shard_dir(self.directory, kind, key) / file_name(redactor.text(label), key)
+        return shard_dir(self.directory, kind, key) / file_name(redactor.text(label), key, redactor.secrets)
 
     def _lookup(self, kind: str, identity: Mapping[str, Any], label: str) -> Document | None:
         if not self.replays:

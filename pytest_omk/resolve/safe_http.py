@@ -24,6 +24,7 @@ from urllib.parse import quote, urljoin
 
 import httpx
 
+from pytest_omk.bodies import read_capped
 from pytest_omk.resolve.content import MAX_BODY_BYTES, FetchError, check_content_type, html_to_text
 from pytest_omk.resolve.urls import ParsedUrl, parse_url
 
@@ -261,6 +262,10 @@ async def _streamed(client: httpx.AsyncClient, request: httpx.Request) -> AsyncI
         await response.aclose()
 
 
+def _too_large() -> FetchError:
+    return FetchError(f"body exceeds the {MAX_BODY_BYTES}-byte limit")
+
+
 def _redirect_target(base: str, location: str) -> str:
     # Location is latin-1 text off the wire: escape anything a URL may not contain, then resolve.
     return urljoin(base, quote(location.strip(), safe="!#$%&'()*+,/:;=?@[]~"))
@@ -277,11 +282,7 @@ async def _read_text(response: httpx.Response) -> str:
             raise FetchError(f"invalid Content-Length {declared!r}")
         if int(declared) > MAX_BODY_BYTES:
             raise FetchError(f"Content-Length {int(declared)} exceeds the {MAX_BODY_BYTES}-byte limit")
-    body = bytearray()
-    async for chunk in response.aiter_raw():
-        body += chunk
-        if len(body) > MAX_BODY_BYTES:
-            raise FetchError(f"body exceeds the {MAX_BODY_BYTES}-byte limit")
+    body = await read_capped(response.aiter_raw(), MAX_BODY_BYTES, _too_large)
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:

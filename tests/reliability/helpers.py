@@ -3,7 +3,9 @@
 - :func:`wait_until` polls a condition (a time limit for loader inputs is in ``tests/loader_inputs.py``).
 - :func:`audit_recordings` checks a recordings directory file by file.
 - :func:`marked_processes` finds every live process that descends from a run we started (they
-  all inherit one environment marker), so a test can prove nothing was left running.
+  all inherit one environment marker), so a test can prove nothing was left running;
+  :func:`processes_running` finds processes by their exact command line (a marker in argv, such
+  as an unusual ``sleep`` length), for processes whose environment we do not control.
 - :func:`pytest_process` runs pytest as a child in its own session and always cleans it up,
   together with anything it spawned, even when the test fails.
 """
@@ -147,6 +149,24 @@ def marked_processes(mark: str) -> dict[int, str]:
         if needle in environ.split(b"\0") and pid_alive(pid):
             found[pid] = cmdline.replace(b"\0", b" ").decode(errors="replace").strip()
     return found
+
+
+def all_pids() -> list[int]:
+    """Every process id in ``/proc`` (live or zombie)."""
+    return [int(p) for p in os.listdir("/proc") if p.isdigit()]
+
+
+def cmdline(pid: int) -> str:
+    """``pid``'s command line, arguments joined by spaces (``""`` when it is gone or unreadable)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def processes_running(command: str) -> list[int]:
+    """Live (non-zombie) processes whose command line is exactly ``command``."""
+    return [pid for pid in all_pids() if cmdline(pid) == command and pid_alive(pid)]
 
 
 def kill_marked(mark: str) -> None:

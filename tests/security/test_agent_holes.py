@@ -24,6 +24,7 @@ from pytest_omk.agent.tools import BuiltinTools, ToolResult, shell_environment
 from pytest_omk.errors import ExecutionError
 from pytest_omk.execute.base import ExecutionRequest
 from pytest_omk.models import Sample
+from tests.reliability.helpers import processes_running
 
 probe = pytest.mark.probe
 
@@ -149,22 +150,11 @@ def test_setsid_jobs_of_bash_do_not_outlive_the_call(tmp_path: Path) -> None:
     marker = "31337.5"  # a sleep length no other process uses
     result = run(tools(tmp_path), "Bash", command=f"setsid sleep {marker} >/dev/null 2>&1 < /dev/null & echo started")
     assert result.output.strip() == "started"
-    left = [pid for pid in _pids() if _cmdline(pid) == f"sleep {marker}"]
+    left = processes_running(f"sleep {marker}")
     for pid in left:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
     assert left == []
-
-
-def _pids() -> list[int]:
-    return [int(p) for p in os.listdir("/proc") if p.isdigit()]
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
-    except OSError:
-        return ""
 
 
 # --- file tools ----------------------------------------------------------------------------------

@@ -22,6 +22,7 @@ from tests.integration.conftest import (
     report_samples,
     write_samples,
 )
+from tests.reliability.helpers import processes_running
 
 probe = pytest.mark.probe
 SCHEMA = "omk.eval-sample-set/v2"
@@ -110,18 +111,7 @@ def test_a_command_timeout_with_an_escaped_child_is_not_retried(pytester: pytest
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*timed out after 2s*"])
     assert runs.read_text().split() == ["run"]  # one attempt, never retried
-    assert not [pid for pid in _pids() if _cmdline(pid) == "sleep 41.5"]
-
-
-def _pids() -> list[int]:
-    return [int(p) for p in os.listdir("/proc") if p.isdigit()]
-
-
-def _cmdline(pid: int) -> str:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
-    except OSError:
-        return ""
+    assert not processes_running("sleep 41.5")
 
 
 # --- terminal and caps ----------------------------------------------------------------------------

@@ -201,7 +201,7 @@ def test_javascript_timeout_kills_node(tmp_path: Path) -> None:
     fn = write(tmp_path, "hang.mjs", "export default () => new Promise(() => setInterval(() => {}, 1000));\n")
     reading = run(tmp_path, fn, timeout=1.0)
     assert reading.final
-    assert "timed out after 1 s (node was killed)" in reading.message
+    assert "timed out after 1 s (its process was killed)" in reading.message
 
 
 def test_javascript_without_node_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
