@@ -26,6 +26,7 @@ from pytest_omk.agent.providers import CallRequest, Messages, ModelTurn, Provide
 from pytest_omk.agent.sandbox import Sandbox
 from pytest_omk.agent.tools import BUILTIN_NAMES, BUILTIN_SPECS, BuiltinTools, ToolResult, ToolSpec
 from pytest_omk.errors import ExecutionError
+from pytest_omk.js.v8 import JsEngine
 from pytest_omk.models.results import ExecutionResult, ToolCall, Turn
 from pytest_omk.models.run import ExecutionRequest
 from pytest_omk.models.tool_names import MCP_PREFIX, canonical_tool_name, same_tool
@@ -109,6 +110,8 @@ class AgentExecutor:
         self._environ = environment_snapshot()
         self.scrubber = Scrubber.from_environment({**self._environ, **(env or {})}, self.mcp.secrets)
         self.sandbox = Sandbox.detect()
+        self._js: JsEngine | None = None
+        """V8 for the mocks' ``input_contains`` (``toLowerCase``), started on first use."""
 
     @property
     def id(self) -> str:
@@ -131,7 +134,7 @@ class AgentExecutor:
     async def execute(self, request: ExecutionRequest) -> ExecutionResult:
         """Run the agent for ``request`` in a fresh working copy, removed afterwards."""
         _check_allowed_entries(request.allowed_tools)
-        book = MockBook(request.mocks, strict=request.mocks_strict, base_dir=request.mock_base_dir)
+        book = MockBook(request.mocks, lower=self._lower, strict=request.mocks_strict, base_dir=request.mock_base_dir)
         mcp_specs = await self.mcp.specs()
         async with working_copy(source_directory(request)) as root:
             builtins = BuiltinTools(
@@ -153,12 +156,22 @@ class AgentExecutor:
             system = "\n\n".join(filter(None, [request.system, _WORKDIR_NOTE.format(root=root)]))
             return await run.go(system)
 
+    def _lower(self, *texts: str) -> list[str]:
+        """``toLowerCase()`` of each text: JavaScript's case mapping, as the reference's mock hook."""
+        if self._js is None:
+            self._js = JsEngine()
+        return self._js.lower(*texts)
+
     async def aclose(self) -> None:
-        """Close the provider's connections and stop the MCP servers."""
+        """Close the provider's connections, stop the MCP servers and the V8 engine."""
         try:
             await self.provider.aclose()
         finally:
-            await self.mcp.aclose()
+            try:
+                await self.mcp.aclose()
+            finally:
+                if self._js is not None:
+                    self._js.close()
 
 
 class _Run:
