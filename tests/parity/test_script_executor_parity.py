@@ -32,7 +32,7 @@ from tests.parity.script_run import (
     write_workspace,
 )
 
-SLICE = 300
+SLICE = 250
 PROVIDER_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")
 
 
