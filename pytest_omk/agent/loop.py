@@ -20,13 +20,12 @@ from typing import Any
 
 from pytest_omk.agent.isolation import source_directory, working_copy
 from pytest_omk.agent.mcp_tools import McpTools, load_mcp_servers
-from pytest_omk.agent.mocks import MockBook
+from pytest_omk.agent.mocks import MockBook, V8Lower
 from pytest_omk.agent.options import AgentOptions
 from pytest_omk.agent.providers import CallRequest, Messages, ModelTurn, Provider, ToolReply, make_provider
 from pytest_omk.agent.sandbox import Sandbox
 from pytest_omk.agent.tools import BUILTIN_NAMES, BUILTIN_SPECS, BuiltinTools, ToolResult, ToolSpec
 from pytest_omk.errors import ExecutionError
-from pytest_omk.js.v8 import JsEngine
 from pytest_omk.models.results import ExecutionResult, ToolCall, Turn
 from pytest_omk.models.run import ExecutionRequest
 from pytest_omk.models.tool_names import MCP_PREFIX, canonical_tool_name, same_tool
@@ -110,8 +109,7 @@ class AgentExecutor:
         self._environ = environment_snapshot()
         self.scrubber = Scrubber.from_environment({**self._environ, **(env or {})}, self.mcp.secrets)
         self.sandbox = Sandbox.detect()
-        self._js: JsEngine | None = None
-        """V8 for the mocks' ``input_contains`` (``toLowerCase``), started on first use."""
+        self._lower = V8Lower()  # the mocks' input_contains lower-case as JavaScript does
 
     @property
     def id(self) -> str:
@@ -156,22 +154,13 @@ class AgentExecutor:
             system = "\n\n".join(filter(None, [request.system, _WORKDIR_NOTE.format(root=root)]))
             return await run.go(system)
 
-    def _lower(self, *texts: str) -> list[str]:
-        """``toLowerCase()`` of each text: JavaScript's case mapping, as the reference's mock hook."""
-        if self._js is None:
-            self._js = JsEngine()
-        return self._js.lower(*texts)
-
     async def aclose(self) -> None:
         """Close the provider's connections, stop the MCP servers and the V8 engine."""
         try:
             await self.provider.aclose()
         finally:
-            try:
-                await self.mcp.aclose()
-            finally:
-                if self._js is not None:
-                    self._js.close()
+            self._lower.close()
+            await self.mcp.aclose()
 
 
 class _Run:

@@ -163,13 +163,31 @@ def conditions_hold(match: MockMatch | None, tool_input: Any, lower: Lower) -> b
     return True
 
 
+class V8Lower:
+    """``toLowerCase()`` of each text in a V8 engine started on first use (``close`` stops it)."""
+
+    def __init__(self) -> None:
+        self._js: JsEngine | None = None
+
+    def __call__(self, *texts: str) -> list[str]:
+        if self._js is None:
+            self._js = JsEngine()
+        return self._js.lower(*texts)
+
+    def close(self) -> None:
+        """Stop the engine, if it was started."""
+        if self._js is not None:
+            self._js.close()
+            self._js = None
+
+
 def _one_shot_lower(*texts: str) -> list[str]:
     """``toLowerCase()`` in an engine of its own, for a book built without one."""
-    engine = JsEngine()
+    lower = V8Lower()
     try:
-        return engine.lower(*texts)
+        return lower(*texts)
     finally:
-        engine.close()
+        lower.close()
 
 
 class MockBook:
