@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -64,7 +65,7 @@ def write_workspace(folder: Path, cases: Sequence[dict[str, Any]]) -> tuple[Path
     answers_path = folder / "answers.json"
     answers_path.write_text(json.dumps(answers), encoding="utf-8")
     # -I -S: no site import (editable-install hooks), the cheapest start for 2 x SLICE processes.
-    return path, f"{sys.executable} -I -S {ANSWER_SCRIPT} {answers_path}"
+    return path, shlex.join([sys.executable, "-I", "-S", str(ANSWER_SCRIPT), str(answers_path)])
 
 
 def start_reference(node: str, package: Path, samples: Path, command: str) -> subprocess.Popen[str]:
