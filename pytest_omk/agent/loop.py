@@ -20,7 +20,7 @@ from typing import Any
 
 from pytest_omk.agent.isolation import source_directory, working_copy
 from pytest_omk.agent.mcp_tools import McpTools, load_mcp_servers
-from pytest_omk.agent.mocks import MockBook
+from pytest_omk.agent.mocks import MockBook, V8Lower
 from pytest_omk.agent.options import AgentOptions
 from pytest_omk.agent.providers import CallRequest, Messages, ModelTurn, Provider, ToolReply, make_provider
 from pytest_omk.agent.sandbox import Sandbox
@@ -109,6 +109,7 @@ class AgentExecutor:
         self._environ = environment_snapshot()
         self.scrubber = Scrubber.from_environment({**self._environ, **(env or {})}, self.mcp.secrets)
         self.sandbox = Sandbox.detect()
+        self._lower = V8Lower()  # the mocks' input_contains lower-case as JavaScript does
 
     @property
     def id(self) -> str:
@@ -131,7 +132,7 @@ class AgentExecutor:
     async def execute(self, request: ExecutionRequest) -> ExecutionResult:
         """Run the agent for ``request`` in a fresh working copy, removed afterwards."""
         _check_allowed_entries(request.allowed_tools)
-        book = MockBook(request.mocks, strict=request.mocks_strict, base_dir=request.mock_base_dir)
+        book = MockBook(request.mocks, lower=self._lower, strict=request.mocks_strict, base_dir=request.mock_base_dir)
         mcp_specs = await self.mcp.specs()
         async with working_copy(source_directory(request)) as root:
             builtins = BuiltinTools(
@@ -154,10 +155,11 @@ class AgentExecutor:
             return await run.go(system)
 
     async def aclose(self) -> None:
-        """Close the provider's connections and stop the MCP servers."""
+        """Close the provider's connections, stop the MCP servers and the V8 engine."""
         try:
             await self.provider.aclose()
         finally:
+            self._lower.close()
             await self.mcp.aclose()
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -25,10 +25,14 @@ from pydantic import ValidationError
 
 from pytest_omk.agent.file_tools import ToolError, read_regular
 from pytest_omk.errors import ExecutionError
-from pytest_omk.js.text import js_json_stringify, js_lower
+from pytest_omk.js.text import js_json_stringify
+from pytest_omk.js.v8 import JsEngine
 from pytest_omk.models.mocks import Mock, MockMatch, mock_keys
 from pytest_omk.models.results import MockStats
 from pytest_omk.models.tool_names import canonical_tool_name, same_tool
+
+Lower = Callable[..., list[str]]
+"""``toLowerCase()`` of each argument, in one V8 evaluation (:meth:`pytest_omk.js.v8.JsEngine.lower`)."""
 
 STRICT_DENIAL = "[omk-mock-strict] unmocked {tool} call blocked"
 MISSING_FILE = "[omk-mock-error] return_file not found: {path}"
@@ -123,8 +127,11 @@ def _field(tool_input: Any, name: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def conditions_hold(match: MockMatch | None, tool_input: Any) -> bool:
-    """Whether every condition of ``match`` holds for the call's input (no ``match``: always)."""
+def conditions_hold(match: MockMatch | None, tool_input: Any, lower: Lower) -> bool:
+    """Whether every condition of ``match`` holds for the call's input (no ``match``: always).
+
+    ``input_contains`` compares ``toLowerCase()`` of the needle and of each string value (``lower``).
+    """
     if match is None:
         return True
     file_path = _field(tool_input, "file_path")
@@ -150,17 +157,49 @@ def conditions_hold(match: MockMatch | None, tool_input: Any) -> bool:
     if match.input is not None and not input_subset(match.input, tool_input):
         return False
     if match.input_contains is not None:
-        needle = js_lower(match.input_contains)
-        if not any(needle in js_lower(text) for text in _strings(tool_input)):
+        needle, *texts = lower(match.input_contains, *_strings(tool_input))
+        if not any(needle in text for text in texts):
             return False
     return True
+
+
+class V8Lower:
+    """``toLowerCase()`` of each text in a V8 engine started on first use (``close`` stops it)."""
+
+    def __init__(self) -> None:
+        self._js: JsEngine | None = None
+
+    def __call__(self, *texts: str) -> list[str]:
+        if self._js is None:
+            self._js = JsEngine()
+        return self._js.lower(*texts)
+
+    def close(self) -> None:
+        """Stop the engine, if it was started."""
+        if self._js is not None:
+            self._js.close()
+            self._js = None
+
+
+def _one_shot_lower(*texts: str) -> list[str]:
+    """``toLowerCase()`` in an engine of its own, for a book built without one."""
+    lower = V8Lower()
+    try:
+        return lower(*texts)
+    finally:
+        lower.close()
 
 
 class MockBook:
     """The mocks of one sample run, with their hit counts (one instance per agent run)."""
 
     def __init__(
-        self, mocks: Sequence[Mapping[str, Any]] | None, *, strict: bool = True, base_dir: Path | None = None
+        self,
+        mocks: Sequence[Mapping[str, Any]] | None,
+        *,
+        lower: Lower | None = None,
+        strict: bool = True,
+        base_dir: Path | None = None,
     ) -> None:
         try:
             self.mocks = [Mock.model_validate(dict(m)) for m in mocks or ()]
@@ -169,6 +208,8 @@ class MockBook:
         self.keys = mock_keys(self.mocks)
         self.strict = strict
         self.base_dir = base_dir
+        self.lower = lower or _one_shot_lower
+        """``toLowerCase`` for ``input_contains`` (the agent passes its engine's)."""
         self._hits = [0] * len(self.mocks)
         self._misses = 0
 
@@ -186,7 +227,7 @@ class MockBook:
         if not self.active:
             return MockOutcome("run")
         for index, mock in enumerate(self.mocks):
-            if (mock.tool == "*" or same_tool(mock.tool, tool)) and conditions_hold(mock.match, tool_input):
+            if (mock.tool == "*" or same_tool(mock.tool, tool)) and conditions_hold(mock.match, tool_input, self.lower):
                 count = self._hits[index]
                 self._hits[index] += 1
                 output, error = self._result(mock, count)

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from pytest_omk.errors import ExecutionError
 from pytest_omk.execute.mock_channel import MockChannel
-from pytest_omk.execute.protocol import check_answer, check_output, is_protocol
+from pytest_omk.execute.protocol import check_answer, check_mock_stats, check_output, is_protocol
 from pytest_omk.execute.spawn import start_session
 from pytest_omk.js.text import js_trim
 from pytest_omk.models.results import ExecutionResult
@@ -71,6 +71,8 @@ def parse_result(payload: Any, *, source: str) -> ExecutionResult:
             where = ".".join(str(p) for p in first["loc"])
             raise ExecutionError(f"{source} returned an invalid result: {where}: {first['msg']}") from None
         check_numbers(result, source)
+        if result.mockStats is not None:
+            check_mock_stats(result.mockStats.hits, result.mockStats.perMock, source=source)
         return result if "numTurns" in payload else result.model_copy(update={"numTurns": 1})
     raise ExecutionError(
         f"{source} returned {type(payload).__name__}; expected a str, a dict or an ExecutionResult"
@@ -128,6 +130,8 @@ class CommandExecutor:
             stats = channel.stats()
         if stats is not None and result.mockStats is None:
             result = result.model_copy(update={"mockStats": stats})
+        if result.mockStats is not None:
+            check_mock_stats(result.mockStats.hits, result.mockStats.perMock, source="the executor command")
         return result
 
     async def _run(self, stdin: bytes, request: ExecutionRequest, extra_env: dict[str, str]) -> bytes:

@@ -10,6 +10,8 @@ not graded), never a low score:
   non-negative whole number; ``costUSD`` or ``durationApiMs`` negative or not finite;
 - a ``toolCalls`` (or ``turns[].toolCalls``) entry without a non-blank ``tool`` or a boolean
   ``success``, or with a ``status`` that contradicts ``success``;
+- ``mockStats`` whose ``perMock`` counts do not add up to ``hits`` (reported, or read from the
+  hook file of the mock channel);
 - ``ok: false`` (its ``error`` is the reason);
 - a blank or whitespace-only answer: "completed without model output".
 """
@@ -17,6 +19,7 @@ not graded), never a low score:
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 from pytest_omk.errors import ExecutionError
@@ -113,3 +116,16 @@ def check_output(output: Any, *, source: str) -> None:
     """A missing, blank or whitespace-only answer is an executor failure, not an empty answer."""
     if not isinstance(output, str) or not js_trim(output):
         raise ExecutionError(f"{source} {NO_OUTPUT}")
+
+
+def check_mock_stats(hits: int, per_mock: Mapping[str, int], *, source: str) -> None:
+    """The reference refuses mock statistics whose per-mock counts do not add up to ``hits``.
+
+    Its result validator applies to every executor's ``mockStats``, the hook file's included, so
+    an inconsistent count is an executor failure there: a ``mock_hit`` reading from it would differ.
+    """
+    total = sum(per_mock.values())
+    if total != hits:
+        raise ExecutionError(
+            f'{source} returned invalid mockStats: the "perMock" counts add up to {total}, "hits" is {hits}'
+        )

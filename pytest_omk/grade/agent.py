@@ -1,6 +1,7 @@
 """Graders for agent behaviour: which tools were called, with what, how often, mocks and turns.
 
-Tool names compare case-insensitively (JavaScript lower-casing of both sides). When the executor
+Tool names and the needles of ``tool_*_contains`` compare case-insensitively: both sides are
+lower-cased by V8's ``toLowerCase`` (the grading context's engine), as the reference does. When the executor
 reported no tool trace at all, every tool assertion is missing evidence rather than a failure: an
 answer without a trace says nothing about the tools the model used. Likewise ``mock_hit`` without
 mock statistics and ``turns_*`` without a reported turn count.
@@ -13,7 +14,7 @@ from typing import TypeVar
 
 from pytest_omk.grade._table import entry
 from pytest_omk.grade.base import GradeContext, Grader, excerpt
-from pytest_omk.js.text import js_json_stringify, js_lower, js_number, js_string, js_truthy
+from pytest_omk.js.text import js_json_stringify, js_number, js_string, js_truthy
 from pytest_omk.models import AssertionBase
 from pytest_omk.models.assertions import (
     MockHit,
@@ -30,6 +31,8 @@ from pytest_omk.models.assertions import (
 from pytest_omk.models.results import ExecutionResult, Reading, ToolCall
 
 A = TypeVar("A", bound=AssertionBase)
+Lower = Callable[..., list[str]]
+"""``toLowerCase()`` of each argument, in one V8 evaluation (:meth:`JsEngine.lower`)."""
 NO_TRACE = "the executor reported no tool trace (toolCalls), so tool use cannot be checked"
 
 
@@ -38,13 +41,13 @@ def tool_calls(execution: ExecutionResult) -> list[ToolCall]:
     return list(execution.toolCalls or [])
 
 
-def _needs_trace(grader: Callable[[A, list[ToolCall]], Reading]) -> Callable[[A, GradeContext], Reading]:
+def _needs_trace(grader: Callable[[A, list[ToolCall], Lower], Reading]) -> Callable[[A, GradeContext], Reading]:
     """Wrap a grader of the tool-call list so it reads missing when there is no trace."""
 
     def graded(a: A, ctx: GradeContext) -> Reading:
         if not ctx.execution.has_trace():
             return Reading.missing(NO_TRACE)
-        return grader(a, tool_calls(ctx.execution))
+        return grader(a, tool_calls(ctx.execution), ctx.engine.lower)
 
     return graded
 
@@ -53,13 +56,15 @@ def _names(calls: list[ToolCall]) -> list[str]:
     return list(dict.fromkeys(call.tool for call in calls))
 
 
-def _was_called(name: str, calls: list[ToolCall]) -> bool:
-    wanted = js_lower(name)
-    return any(js_lower(call.tool) == wanted for call in calls)
+def _called(names: list[str], calls: list[ToolCall], lower: Lower) -> list[bool]:
+    """For each of ``names``, whether a call's tool has the same ``toLowerCase()``."""
+    lowered = lower(*names, *(call.tool for call in calls))
+    seen = set(lowered[len(names):])
+    return [name in seen for name in lowered[: len(names)]]
 
 
-def _tools_called(a: ToolsCalled, calls: list[ToolCall]) -> Reading:
-    absent = [name for name in a.values if not _was_called(name, calls)]
+def _tools_called(a: ToolsCalled, calls: list[ToolCall], lower: Lower) -> Reading:
+    absent = [name for name, called in zip(a.values, _called(a.values, calls, lower), strict=True) if not called]
     if not absent:
         return Reading.passed(f"called {a.values!r}")
     return Reading.failed(
@@ -67,8 +72,8 @@ def _tools_called(a: ToolsCalled, calls: list[ToolCall]) -> Reading:
     )
 
 
-def _tools_not_called(a: ToolsNotCalled, calls: list[ToolCall]) -> Reading:
-    present = [name for name in a.values if _was_called(name, calls)]
+def _tools_not_called(a: ToolsNotCalled, calls: list[ToolCall], lower: Lower) -> Reading:
+    present = [name for name, called in zip(a.values, _called(a.values, calls, lower), strict=True) if called]
     if not present:
         return Reading.passed(f"none of {a.values!r} was called")
     return Reading.failed(f"expected the tools {a.values!r} not to be called; called: {present!r}")
@@ -84,11 +89,11 @@ def _count(a: ToolsCountMin | ToolsCountMax, calls: list[ToolCall], at_least: bo
     )
 
 
-def _tools_count_min(a: ToolsCountMin, calls: list[ToolCall]) -> Reading:
+def _tools_count_min(a: ToolsCountMin, calls: list[ToolCall], lower: Lower) -> Reading:
     return _count(a, calls, at_least=True)
 
 
-def _tools_count_max(a: ToolsCountMax, calls: list[ToolCall]) -> Reading:
+def _tools_count_max(a: ToolsCountMax, calls: list[ToolCall], lower: Lower) -> Reading:
     return _count(a, calls, at_least=False)
 
 
@@ -109,13 +114,16 @@ def _input_haystack(call: ToolCall) -> str:
 
 
 def _matching(
-    value: str, calls: list[ToolCall], haystack: Callable[[ToolCall], str]
+    value: str, calls: list[ToolCall], haystack: Callable[[ToolCall], str], lower: Lower
 ) -> tuple[list[str], str | None]:
     """Haystacks of the calls of the named tool, and the first one containing the needle."""
     tool, needle = split_tool_needle(value)
-    texts = [haystack(call) for call in calls if js_lower(call.tool) == js_lower(tool)]
-    hit = next((text for text in texts if js_lower(needle) in js_lower(text)), None)
-    return texts, hit
+    texts = [haystack(call) for call in calls]
+    wanted, lowered_needle, *rest = lower(tool, needle, *(call.tool for call in calls), *texts)
+    names, lowered_texts = rest[: len(calls)], rest[len(calls) :]
+    mine = [(text, low) for text, name, low in zip(texts, names, lowered_texts, strict=True) if name == wanted]
+    hit = next((text for text, low in mine if lowered_needle in low), None)
+    return [text for text, _ in mine], hit
 
 
 def _not_seen(value: str, kind: str, texts: list[str], calls: list[ToolCall]) -> str:
@@ -125,23 +133,23 @@ def _not_seen(value: str, kind: str, texts: list[str], calls: list[ToolCall]) ->
     return f"expected a {tool} call whose {kind} contains {needle!r}; {tool} {kind}s: {excerpt(' | '.join(texts))}"
 
 
-def _tool_output_contains(a: ToolOutputContains, calls: list[ToolCall]) -> Reading:
-    texts, hit = _matching(a.value, calls, _output_haystack)
+def _tool_output_contains(a: ToolOutputContains, calls: list[ToolCall], lower: Lower) -> Reading:
+    texts, hit = _matching(a.value, calls, _output_haystack, lower)
     if hit is not None:
         return Reading.passed(f"a call's output contains the needle: {excerpt(hit)}")
     return Reading.failed(_not_seen(a.value, "output", texts, calls))
 
 
-def _tool_input_contains(a: ToolInputContains, calls: list[ToolCall]) -> Reading:
-    texts, hit = _matching(a.value, calls, _input_haystack)
+def _tool_input_contains(a: ToolInputContains, calls: list[ToolCall], lower: Lower) -> Reading:
+    texts, hit = _matching(a.value, calls, _input_haystack, lower)
     if hit is not None:
         return Reading.passed(f"a call's input contains the needle: {excerpt(hit)}")
     return Reading.failed(_not_seen(a.value, "input", texts, calls))
 
 
-def _tool_input_not_contains(a: ToolInputNotContains, calls: list[ToolCall]) -> Reading:
+def _tool_input_not_contains(a: ToolInputNotContains, calls: list[ToolCall], lower: Lower) -> Reading:
     tool, needle = split_tool_needle(a.value)
-    _, hit = _matching(a.value, calls, _input_haystack)
+    _, hit = _matching(a.value, calls, _input_haystack, lower)
     if hit is None:
         return Reading.passed(f"no {tool} call's input contains {needle!r}")
     return Reading.failed(f"expected no {tool} call whose input contains {needle!r}; found: {excerpt(hit)}")

@@ -1,6 +1,6 @@
 """Graders comparing the output with a reference text: ROUGE-N, BLEU-4 and edit distance.
 
-ROUGE and BLEU work on the same tokens as upstream: the lower-cased text's ASCII letter/digit
+ROUGE and BLEU work on the same tokens as upstream: the text lower-cased by V8's ``toLowerCase``, then its ASCII letter/digit
 runs and single CJK ideographs (see :func:`pytest_omk.js.text.ngram_tokens`); everything else,
 accented letters included, is dropped.
 """
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 
 from pytest_omk.grade._table import entry
 from pytest_omk.grade.base import GradeContext, Grader, excerpt
@@ -18,6 +19,8 @@ from pytest_omk.models.assertions import BleuMin, LevenshteinMax, RougeNMin
 from pytest_omk.models.results import Reading
 
 BLEU_ORDER = 4
+Lower = Callable[..., list[str]]
+"""``toLowerCase()`` of each argument, in one V8 evaluation."""
 
 
 def ngrams(tokens: list[str], n: int) -> Counter[str]:
@@ -25,8 +28,12 @@ def ngrams(tokens: list[str], n: int) -> Counter[str]:
     return Counter(" ".join(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
 
 
-def rouge_n(candidate: str, reference: str, n: int = 1) -> float:
-    """ROUGE-N recall: clipped n-gram overlap over the reference's n-gram count (0 without any)."""
+def rouge_n(candidate: str, reference: str, n: int = 1, *, lower: Lower) -> float:
+    """ROUGE-N recall: clipped n-gram overlap over the reference's n-gram count (0 without any).
+
+    ``lower`` is ``toLowerCase`` (:meth:`pytest_omk.js.v8.JsEngine.lower`), applied before tokenizing.
+    """
+    candidate, reference = lower(candidate, reference)
     ref = ngrams(ngram_tokens(reference), n)
     total = sum(ref.values())
     if total == 0:
@@ -36,16 +43,17 @@ def rouge_n(candidate: str, reference: str, n: int = 1) -> float:
     return overlap / total
 
 
-def bleu(candidate: str, reference: str) -> float:
+def bleu(candidate: str, reference: str, *, lower: Lower) -> float:
     """Unsmoothed sentence BLEU-4 on a 0-1 scale, with the brevity penalty.
 
     sacrebleu computes the sufficient statistics (clipped n-gram matches and totals, lengths) from
     our tokens joined by spaces, with its own tokenization turned off. They are combined here as
     upstream combines them, ``BP · exp(Σ ln pₙ / 4)`` on plain ratios: sacrebleu's percentage
     arithmetic would give 1.0000000000000004 for identical texts. Fewer than four candidate
-    tokens, an empty reference, or an n-gram order without a match score 0.
+    tokens, an empty reference, or an n-gram order without a match score 0. ``lower`` is
+    ``toLowerCase``, as for :func:`rouge_n`.
     """
-    cand, ref = ngram_tokens(candidate), ngram_tokens(reference)
+    cand, ref = (ngram_tokens(text) for text in lower(candidate, reference))
     if len(cand) < BLEU_ORDER or not ref:
         return 0.0
     from sacrebleu.metrics.bleu import BLEU
@@ -77,11 +85,11 @@ def _score_at_least(metric: str, score: float, threshold: float, output: str) ->
 
 
 def _rouge_n_min(a: RougeNMin, ctx: GradeContext) -> Reading:
-    return _score_at_least(f"ROUGE-{a.n}", rouge_n(ctx.output, a.reference, a.n), a.threshold, ctx.output)
+    return _score_at_least(f"ROUGE-{a.n}", rouge_n(ctx.output, a.reference, a.n, lower=ctx.engine.lower), a.threshold, ctx.output)
 
 
 def _bleu_min(a: BleuMin, ctx: GradeContext) -> Reading:
-    return _score_at_least("BLEU-4", bleu(ctx.output, a.reference), a.threshold, ctx.output)
+    return _score_at_least("BLEU-4", bleu(ctx.output, a.reference, lower=ctx.engine.lower), a.threshold, ctx.output)
 
 
 def _levenshtein_max(a: LevenshteinMax, ctx: GradeContext) -> Reading:

@@ -51,24 +51,15 @@ def utf16_units(text: str) -> array[int]:
     return units
 
 
-def js_lower(text: str) -> str:
-    """``String.prototype.toLowerCase``.
-
-    Python's ``str.lower`` already applies the full Unicode mapping, including the context rule
-    that turns a word-final capital sigma into ``ς`` (the one place JavaScript is not a simple
-    per-character map), so the two agree up to differences in Unicode database versions.
-    """
-    return text.lower()
-
-
 def js_words(text: str) -> list[str]:
     """``text.split(/\\s+/).filter(Boolean)``: words separated by JavaScript whitespace."""
     return [word for word in _JS_SPACE_RUN.split(text) if word]
 
 
-def ngram_tokens(text: str) -> list[str]:
-    """The ROUGE/BLEU tokens of ``text``: lower-cased, then ``/[a-z0-9]+|[一-龥]/g`` matches."""
-    return _NGRAM_TOKEN.findall(js_lower(text))
+def ngram_tokens(lowered: str) -> list[str]:
+    """The ROUGE/BLEU tokens of a text already lower-cased by V8's ``toLowerCase``
+    (:meth:`pytest_omk.js.v8.JsEngine.lower`): the ``/[a-z0-9]+|[一-龥]/g`` matches."""
+    return _NGRAM_TOKEN.findall(lowered)
 
 
 def js_truthy(value: Any) -> bool:

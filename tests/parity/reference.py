@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -67,3 +68,39 @@ def grade_ours(case: dict[str, Any], js: JsEngine) -> Ours:
         {"score": scores.assertions, "fact": scores.fact,
          "behavior": scores.behavior, "composite": scores.composite},
     )
+
+
+def compare(case: dict[str, Any], ours: Ours, theirs: dict[str, Any], tally: Counter[str]) -> list[str]:
+    """Disagreements of one case that no deliberate difference explains (counted in ``tally``)."""
+    if ours.load_error is not None or "error" in theirs:
+        if ours.load_error is not None and "error" in theirs:
+            tally["both refuse to load"] += 1
+            return []
+        if ours.load_error is not None and "could never pass" in ours.load_error:
+            # Deliberate: what a strict Ajv cannot compile is a load error here, a false reading there.
+            tally["json_schema refused at load (reference: false)"] += 1
+            return []
+        return [f"loading: ours={ours.load_error!r} reference={theirs.get('error')!r}"]
+    problems = []
+    missing = False
+    for index, (status, passed) in enumerate(zip(ours.statuses, theirs["passed"], strict=True)):
+        if status == "missing":
+            missing = True
+            tally["missing evidence here (deliberate)"] += 1
+        elif (status == "pass") != passed:
+            problems.append(f"assertions[{index}] {case['assertions'][index]!r}: ours={status} reference={passed}")
+        else:
+            tally["same verdict"] += 1
+    if problems or missing:
+        return problems
+    for key in ("score", "fact", "behavior"):
+        if ours.scores[key] != theirs[key]:
+            problems.append(f"{key}: ours={ours.scores[key]} reference={theirs[key]}")
+    composite = ours.scores["composite"]
+    if composite is None and theirs["composite"] == 0:
+        tally["no layer: no composite here, 0 there (deliberate)"] += 1
+    elif composite != theirs["composite"]:
+        problems.append(f"composite: ours={composite} reference={theirs['composite']}")
+    else:
+        tally["same scores"] += 1
+    return problems

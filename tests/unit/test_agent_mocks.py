@@ -11,14 +11,15 @@ import pytest
 from pytest_omk.agent.mocks import MockBook, conditions_hold, glob_matches, input_subset
 from pytest_omk.models.mocks import MockMatch
 from pytest_omk.models.tool_names import canonical_tool_name, same_tool
+from tests.unit._grading import ENGINE
 
 
 def book(*mocks: dict[str, Any], strict: bool = True, base_dir: Path | None = None) -> MockBook:
-    return MockBook(list(mocks), strict=strict, base_dir=base_dir)
+    return MockBook(list(mocks), lower=ENGINE.lower, strict=strict, base_dir=base_dir)
 
 
 def holds(match: dict[str, Any], tool_input: Any) -> bool:
-    return conditions_hold(MockMatch.model_validate(match), tool_input)
+    return conditions_hold(MockMatch.model_validate(match), tool_input, ENGINE.lower)
 
 
 # --- canonical names (§6.2) ---------------------------------------------------------------------
@@ -134,6 +135,15 @@ def test_input_contains_searches_string_values_case_insensitively() -> None:
     assert holds({"input_contains": "BETA"}, tool_input)
     assert not holds({"input_contains": "42"}, tool_input)  # numbers are not searched
     assert not holds({"input_contains": "keyonly"}, tool_input)  # nor keys
+
+
+def test_input_contains_lower_cases_as_javascript_does() -> None:
+    # U+A7DC (Unicode 16) lower-cases to U+019B in V8; Python 3.11's str.lower leaves it unchanged.
+    assert "\ua7dc".lower() == "\ua7dc"
+    assert holds({"input_contains": "\u019b"}, {"command": "echo \ua7dc"})
+    assert book({"tool": "Bash", "match": {"input_contains": "\ua7dc"}, "return": "x"}).intercept(
+        "Bash", {"command": "echo \u019b"}
+    ).action == "hit"
 
 
 def test_all_conditions_are_anded() -> None:

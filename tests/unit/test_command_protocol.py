@@ -33,6 +33,7 @@ CALL = {"tool": "Bash", "input": {"command": "ls"}, "output": "a", "success": Tr
         ({"ok": False}, "reported failure"),
         ({"output": "  \n\u3000"}, "completed without model output"),
         ({"ok": True}, "completed without model output"),
+        ({"output": "x", "mockStats": {"hits": 0, "misses": 0, "perMock": {"Read:1": 1}}}, "add up to 1"),
     ],
 )
 def test_answers_the_reference_refuses_are_execution_failures(answer: dict[str, Any], reason: str) -> None:
@@ -104,3 +105,11 @@ def test_without_mocks_no_channel_and_no_mock_stats(tmp_path: Path) -> None:
     command = _script(tmp_path, "import os\nprint('set' if 'OMK_MOCKS_FILE' in os.environ else 'unset')\n")
     result = _run(command, ExecutionRequest(prompt="p"))
     assert (result.output, result.mockStats) == ("unset", None)
+
+
+def test_hook_file_hits_that_do_not_add_up_are_an_execution_failure(tmp_path: Path) -> None:
+    # The reference validates the hook file's counts too: hits_total 2 against one per-mock hit.
+    body = HOOKED.replace('"perMock": {"Read:1": 2}', '"perMock": {"Read:1": 1}')
+    request = ExecutionRequest(prompt="p", mocks=[{"tool": "Read", "return": "x"}], mock_base_dir=tmp_path)
+    with pytest.raises(ExecutionError, match='"perMock" counts add up to 1, "hits" is 2'):
+        _run(_script(tmp_path, body), request)

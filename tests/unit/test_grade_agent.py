@@ -192,3 +192,15 @@ def test_unreported_cost_and_latency_are_missing_not_failures() -> None:
 def test_telemetry_failure_message() -> None:
     reading = read({"type": "cost_max", "value": 0.5}, "", costUSD=0.75)
     assert reading.message == "expected a cost of at most $0.5; the call cost $0.75"
+
+
+def test_tool_names_and_needles_lower_case_as_javascript_does() -> None:
+    # U+A7DC (Unicode 16) lower-cases to U+019B in V8 (the reference's toLowerCase); Python 3.11's
+    # str.lower leaves it as it is, so these would fail with Python's case rules.
+    assert "\ua7dc".lower() == "\ua7dc"
+    trace = {"toolCalls": [{"tool": "x\ua7dc", "input": {"command": "echo \ua7dc"}, "output": "\ua7dc!"}]}
+    assert check({"type": "tools_called", "values": ["X\u019b"]}, **trace) == "pass"
+    assert check({"type": "tools_not_called", "values": ["x\u019b"]}, **trace) == "fail"
+    assert check({"type": "tool_input_contains", "value": "x\u019b:echo \u019b"}, **trace) == "pass"
+    assert check({"type": "tool_output_contains", "value": "x\ua7dc:\u019b!"}, **trace) == "pass"
+    assert check({"type": "tool_input_not_contains", "value": "x\u019b:\u019b"}, **trace) == "fail"

@@ -9,7 +9,7 @@ import pytest
 
 from pytest_omk.grade.similarity import bleu, rouge_n
 from pytest_omk.js.text import ngram_tokens
-from tests.unit._grading import read, status
+from tests.unit._grading import ENGINE, read, status
 
 
 def _grams(tokens: list[str], n: int) -> Counter[tuple[str, ...]]:
@@ -18,7 +18,7 @@ def _grams(tokens: list[str], n: int) -> Counter[tuple[str, ...]]:
 
 def formula_bleu(candidate: str, reference: str) -> float:
     """The unsmoothed BLEU-4 formula of the semantics document §7, written out directly."""
-    cand, ref = ngram_tokens(candidate), ngram_tokens(reference)
+    cand, ref = (ngram_tokens(text) for text in ENGINE.lower(candidate, reference))
     if not cand or not ref:
         return 0.0
     log_sum = 0.0
@@ -53,11 +53,11 @@ BLEU_CASES = [
 
 @pytest.mark.parametrize(("candidate", "reference"), BLEU_CASES)
 def test_bleu_equals_the_documented_formula(candidate: str, reference: str) -> None:
-    assert bleu(candidate, reference) == formula_bleu(candidate, reference)
+    assert bleu(candidate, reference, lower=ENGINE.lower) == formula_bleu(candidate, reference)
 
 
 def test_bleu_cases_are_not_trivial() -> None:
-    scores = [bleu(c, r) for c, r in BLEU_CASES]
+    scores = [bleu(c, r, lower=ENGINE.lower) for c, r in BLEU_CASES]
     assert all(s > 0 for s in scores)
     assert scores[-1] == 1.0
     assert scores[1] == pytest.approx(math.exp(1 - 9 / 5))
@@ -73,7 +73,7 @@ def test_bleu_cases_are_not_trivial() -> None:
     ],
 )
 def test_bleu_degenerate_cases_score_zero(candidate: str, reference: str) -> None:
-    assert bleu(candidate, reference) == formula_bleu(candidate, reference) == 0.0
+    assert bleu(candidate, reference, lower=ENGINE.lower) == formula_bleu(candidate, reference) == 0.0
 
 
 @pytest.mark.parametrize(
@@ -89,7 +89,7 @@ def test_bleu_degenerate_cases_score_zero(candidate: str, reference: str) -> Non
     ],
 )
 def test_rouge_n_recall(candidate: str, reference: str, n: int, expected: float) -> None:
-    assert rouge_n(candidate, reference, n) == pytest.approx(expected)
+    assert rouge_n(candidate, reference, n, lower=ENGINE.lower) == pytest.approx(expected)
 
 
 def test_rouge_and_bleu_assertions_use_their_default_threshold() -> None:
