@@ -15,6 +15,7 @@ from pytest_omk.errors import SampleFailed
 from pytest_omk.grade.scoring import scores_record
 from pytest_omk.grade.verdict import Verdict, verdict
 from pytest_omk.models import Sample
+from pytest_omk.models.report import LayerScores, SampleRecord
 from pytest_omk.models.results import Reading
 from pytest_omk.models.run import SampleRun
 from pytest_omk.report.failure_text import name_failed_checks
@@ -40,18 +41,20 @@ def emit_reading(reading: Reading, *, strict: bool, tripwire: bool = False) -> N
         pytest.skip(reading.message)
 
 
-def fill_record(record: dict[str, Any], sample: Sample, runs: list[SampleRun], graded: Verdict) -> None:
-    """Complete the sample's record with what was graded."""
+def fill_record(wire: dict[str, Any], sample: Sample, runs: list[SampleRun], graded: Verdict) -> None:
+    """Complete the sample's record (its wire form, in place) with what was graded."""
+    record = SampleRecord.of(wire)
     if graded.repeats is not None:
         fill_repeated_record(record, sample, runs, graded, graded.repeats)
-        return
-    [run] = runs
-    record["scores"] = scores_record(graded.runs[0].scores)
-    record["assertions"] = assertion_records(list(sample.assertions or []), graded.readings)
-    record["rubric"] = rubric_records(sample, graded.rubric)
-    record["execution"] = execution_record(run.execution)
-    record["urls"] = list(run.resolved.urls)
-    record["modelCalls"] = model_calls(run)
+    else:
+        [run] = runs
+        record.scores = LayerScores.model_validate(scores_record(graded.runs[0].scores))
+        record.assertions = assertion_records(list(sample.assertions or []), graded.readings)
+        record.rubric = rubric_records(sample, graded.rubric)
+        record.execution = execution_record(run.execution)
+        record.urls = list(run.resolved.urls)
+        record.modelCalls = model_calls(run)
+    wire.update(record.wire())
 
 
 def checks(sample: Sample, graded: Verdict) -> list[tuple[str, Reading]]:
