@@ -6,7 +6,7 @@ model with :meth:`SampleRecord.of`. The ``samples`` of the JSON report and the `
 ``schemas/report/v1/report.schema.json`` are both generated from these models.
 
 Some keys are written only when they were given (a repeated sample's ``runs`` tallies, the
-executor's optional token counts): each model lists them in ``_ABSENT_UNLESS_SET``, and its
+executor's optional token counts): each model lists them in its ``OPTIONAL_KEYS``, and its
 serializer leaves them out when they were never set, so that ``null`` and "absent" stay distinct.
 """
 
@@ -26,13 +26,13 @@ Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed", 
 class _Record(BaseModel):
     """A record part: unknown keys are ignored (older reports), optional keys stay absent."""
 
-    model_config = ConfigDict(extra="ignore")
-    _ABSENT_UNLESS_SET: ClassVar[tuple[str, ...]] = ()
+    model_config = ConfigDict(extra="ignore", use_attribute_docstrings=True)
+    OPTIONAL_KEYS: ClassVar[tuple[str, ...]] = ()
 
     @model_serializer(mode="wrap")
     def _leave_out_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
-        for key in self._ABSENT_UNLESS_SET:
+        for key in self.OPTIONAL_KEYS:
             if key not in self.model_fields_set:
                 data.pop(key, None)
         return data
@@ -55,13 +55,15 @@ class RunTally(_Record):
     fail: int = Field(default=0, ge=0)
     missing: int = Field(default=0, ge=0)
 
-    model_config = ConfigDict(extra="ignore", populate_by_name=True, serialize_by_alias=True)
+    model_config = ConfigDict(
+        extra="ignore", use_attribute_docstrings=True, populate_by_name=True, serialize_by_alias=True
+    )
 
 
 class AssertionEntry(_Record):
     """One top-level assertion's reading."""
 
-    _ABSENT_UNLESS_SET = ("runs",)
+    OPTIONAL_KEYS = ("runs",)
 
     index: int = Field(ge=0)
     type: str
@@ -75,7 +77,7 @@ class AssertionEntry(_Record):
 class RubricEntry(_Record):
     """One rubric dimension's reading (with its spread over the runs of a repeated sample)."""
 
-    _ABSENT_UNLESS_SET = ("readings", "sd", "runs")
+    OPTIONAL_KEYS = ("readings", "sd", "runs")
 
     score: Score
     weight: Number = Field(gt=0, le=1)
@@ -89,7 +91,7 @@ class RubricEntry(_Record):
 class ExecutionRecord(_Record):
     """What the executor reported (the first run's, for a repeated sample)."""
 
-    _ABSENT_UNLESS_SET = ("cacheReadTokens", "cacheCreationTokens", "fullNumTurns", "numSubAgents")
+    OPTIONAL_KEYS = ("cacheReadTokens", "cacheCreationTokens", "fullNumTurns", "numSubAgents")
 
     output: str
     costUSD: Number | None = Field(default=None, ge=0)
@@ -123,7 +125,7 @@ class LayerStats(_Record):
 class Repeats(_Record):
     """Present when the sample ran ``--omk-repeat N`` > 1 times."""
 
-    _ABSENT_UNLESS_SET = ("runs", "costUSD")
+    OPTIONAL_KEYS = ("runs", "costUSD")
 
     n: int = Field(ge=1)
     passed: int = Field(ge=0)
