@@ -18,7 +18,7 @@ from pytest_omk.models import Sample
 from pytest_omk.models.report import LayerScores, SampleRecord
 from pytest_omk.models.results import Reading
 from pytest_omk.models.run import SampleRun
-from pytest_omk.report.failure_text import name_failed_checks
+from pytest_omk.report.failure_text import failure_line
 from pytest_omk.report.records import assertion_records, execution_record, model_calls, rubric_records
 from pytest_omk.report.repeated import fill_repeated_record
 
@@ -77,4 +77,4 @@ def grade_and_report(item: SampleItem, subtests: pytest.Subtests, settings: Sett
         with subtests.test(msg=message):
             emit_reading(reading, strict=settings.strict, tripwire=tripwire)
     if graded.failure:
-        raise SampleFailed(name_failed_checks(graded.failure, item.omk_record, strict=settings.strict))
+        raise SampleFailed(failure_line(graded, SampleRecord.of(item.omk_record), strict=settings.strict))
