@@ -96,7 +96,7 @@ class SampleItem(FullTraceback, pytest.Function):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
         if isinstance(excinfo.value, SampleFailed | OmkError):
             if self.config.option.tbstyle == "line":
-                from pytest_omk.report.failure_text import line_repr
+                from pytest_omk.compat import line_repr
 
                 return line_repr(self.path, self.reportinfo()[1], str(excinfo.value))
             return str(excinfo.value)

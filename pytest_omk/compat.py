@@ -6,6 +6,7 @@ When pytest changes one of these, this module is the only one to adapt.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -55,3 +56,16 @@ class FullTraceback:
 
     def _traceback_filter(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
         return excinfo.traceback
+
+
+def line_repr(path: Path, line: int | None, message: str) -> Any:
+    """A failure representation printed as one ``path:line: message`` line under ``--tb=line``.
+
+    Private: ``_pytest._code.code.ReprExceptionInfo`` and its parts; ``repr_failure`` may return any
+    ``TerminalRepr``, but pytest offers no public constructor for one with a crash location, which
+    ``--tb=line`` prints (a plain string would print the item's location instead of the sample's).
+    """
+    from _pytest._code.code import ReprExceptionInfo, ReprFileLocation, ReprTraceback
+
+    crash = ReprFileLocation(str(path), (line or 0) + 1, message)
+    return ReprExceptionInfo(reprtraceback=ReprTraceback([], None, "line"), reprcrash=crash)

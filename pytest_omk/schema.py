@@ -8,7 +8,8 @@ enforce: optional keys may be absent but never ``null``, constraints that pydant
 and ``Tool:needle`` rules are spelled out. Rules that need more than one value at a time (or a
 JavaScript engine) are listed in the root ``$comment``; the loader enforces them.
 
-Run ``python -m pytest_omk.schema`` to rewrite the committed copies, ``--check`` to verify them.
+Run ``python -m pytest_omk.schema`` to rewrite the committed copies of this schema and of the
+report's (:mod:`pytest_omk.report.report_schema`), ``--check`` to verify them.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_omk.models import ASSERTION_CLASSES, SampleSet
+from pytest_omk.report import report_schema
 
 SCHEMA_ID = "https://pytest-omk.dev/schemas/eval-samples/v2/eval-sample-set.schema.json"
 SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema"
@@ -96,10 +98,19 @@ def render(schema: dict[str, Any]) -> str:
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
 
 
-def schema_files(root: Path) -> list[Path]:
+def schema_files(root: Path, relative: Path = RELATIVE_PATH) -> list[Path]:
     """The committed copies: the repository's ``schemas/`` file and the one shipped in the package."""
     package = Path(__file__).resolve().parent
-    return [root / RELATIVE_PATH, package / RELATIVE_PATH]
+    return [root / relative, package / relative]
+
+
+def generated(root: Path) -> list[tuple[Path, str]]:
+    """Every committed schema file with the text it must hold: the sample set's and the report's."""
+    texts = [
+        (RELATIVE_PATH, render(build_schema())),
+        (report_schema.RELATIVE_PATH, render(report_schema.build_report_schema())),
+    ]
+    return [(file, text) for relative, text in texts for file in schema_files(root, relative)]
 
 
 # --- generic clean-up ------------------------------------------------------------------------------
@@ -195,9 +206,8 @@ def main(argv: list[str] | None = None) -> int:
         help="repository root holding schemas/ (default: the checkout this package is in)",
     )
     args = parser.parse_args(argv)
-    text = render(build_schema())
     stale = []
-    for file in schema_files(args.root):
+    for file, text in generated(args.root):
         current = file.read_text(encoding="utf-8") if file.is_file() else None
         if current == text:
             continue

@@ -16,7 +16,8 @@ from pytest_omk.compare.repeats import check_verdict, mean_scores, pass_rate_mes
 from pytest_omk.compare.stats import mean2, present, sd3
 from pytest_omk.grade.base import GradeContext
 from pytest_omk.grade.registry import grade_sample
-from pytest_omk.grade.scoring import Scores, judge_layer, score_sample, scores_record
+from pytest_omk.grade.scoring import Scores, js_sum, judge_layer, score_sample, scores_record
+from pytest_omk.js.numbers import to_fixed
 from pytest_omk.models import Sample
 from pytest_omk.models.results import Reading
 from pytest_omk.models.run import SampleRun
@@ -68,6 +69,20 @@ class Repeats:
 
 
 @dataclass(frozen=True)
+class ChecksFailed:
+    """Why a single run failed when checks failed: the counts, kept as values for the failure line."""
+
+    failed: int
+    total: int
+    composite: float | None
+
+    def text(self, names: str | None = None) -> str:
+        """``N of M checks failed (composite X)``, with ``: names`` after the count when given."""
+        named = "" if names is None else f": {names}"
+        return f"{self.failed} of {self.total} checks failed{named} (composite {_fmt(self.composite)})"
+
+
+@dataclass(frozen=True)
 class Verdict:
     """A sample's graded result."""
 
@@ -79,6 +94,8 @@ class Verdict:
     """Why the sample failed (one line), or ``None``."""
     repeats: Repeats | None = None
     """Only when the sample ran more than once."""
+    checks_failed: ChecksFailed | None = None
+    """The counts behind ``failure`` when a single run failed checks."""
 
 
 def grade_run(sample: Sample, base_dir: Path, run: SampleRun, js: JsEngine) -> GradedRun:
@@ -107,12 +124,13 @@ def verdict(
     [only] = graded
     failed = only.failed_checks(strict=settings.strict)
     composite = only.scores.composite
-    failure = None
+    failure, checks = None, None
     if failed:
-        failure = f"{failed} of {len(only.statuses())} checks failed (composite {_fmt(composite)})"
+        checks = ChecksFailed(failed, len(only.statuses()), composite)
+        failure = checks.text()
     elif settings.min_composite is not None and (composite is None or composite < settings.min_composite):
         failure = f"composite {_fmt(composite)} is below --omk-min-composite {settings.min_composite:g}"
-    return Verdict(graded, only.readings, only.rubric, failure)
+    return Verdict(graded, only.readings, only.rubric, failure, checks_failed=checks)
 
 
 def _aggregate(readings: list[Reading], settings: VerdictSettings) -> tuple[Reading, dict[str, int]]:
@@ -150,7 +168,7 @@ def _repeated(sample: Sample, runs: list[SampleRun], graded: list[GradedRun], se
     ]
     record = repeats_record(run_passed, run_scores, run_details=details)
     known_costs = present(costs)
-    record["costUSD"] = round(sum(known_costs), 6) if known_costs else None
+    record["costUSD"] = to_fixed(js_sum(known_costs), 6) if known_costs else None
     failed_checks = sum(r.status == "fail" for r in [*readings, *rubric.values()])
     failure = None
     if record["passRate"] < settings.min_pass_rate:

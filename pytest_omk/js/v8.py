@@ -47,7 +47,6 @@ _PRELUDE = r"""
       return m === null ? null : { index: m.index, text: m[0], flags: r.flags };
     },
     lower: ([texts]) => texts.map((t) => t.toLowerCase()),
-    trim: ([texts]) => texts.map((t) => t.trim()),
   };
   globalThis.__omk = (name, args) => JSON.stringify(ops[name](JSON.parse(args)));
 })();
@@ -141,11 +140,6 @@ class JsEngine:
         """``toLowerCase()`` of each text, in one evaluation."""
         lowered: list[str] = self._call("lower", list(texts))
         return lowered
-
-    def trim(self, *texts: str) -> list[str]:
-        """``trim()`` of each text, in one evaluation."""
-        trimmed: list[str] = self._call("trim", list(texts))
-        return trimmed
 
 
 def python_index(text: str, utf16_index: int) -> int:

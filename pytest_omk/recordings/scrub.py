@@ -119,11 +119,6 @@ class Scrubber:
         """The values scrubbed (longest first)."""
         return tuple(self._secrets)
 
-    def with_secrets(self, extra: Iterable[str], *, key_shaped: bool | None = None) -> Scrubber:
-        """A scrubber for these secrets and ``extra`` (key-shaped masking as given, else as here)."""
-        shaped = self._key_shaped if key_shaped is None else key_shaped
-        return Scrubber([*self._secrets, *extra], key_shaped=shaped)
-
     def text(self, value: str) -> str:
         """``value`` with every secret and API-key-shaped token replaced by ``[REDACTED]``."""
         for secret in self._secrets:

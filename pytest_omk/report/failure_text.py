@@ -1,44 +1,35 @@
-"""One-line failure texts: which checks failed, and a ``--tb=line`` representation.
+"""The one-line failure text of a sample item: which checks failed.
 
 A JUnit ``<failure>`` message is the item's failure line, so naming the failed checks there tells a
-CI dashboard which checks failed without opening the log. Under ``--tb=line`` pytest prints both a
-failure's full representation and its crash line; a representation with no traceback and the
-message as its crash line prints each message once, as ``file:line: message``.
+CI dashboard which checks failed without opening the log. The verdict says how many checks failed
+(:class:`~pytest_omk.grade.verdict.ChecksFailed`); the names come from the record, so the text is
+assembled from values and never re-parsed.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
-from _pytest._code.code import ReprExceptionInfo, ReprFileLocation, ReprTraceback
+from pytest_omk.grade.verdict import Verdict
+from pytest_omk.models.report import SampleRecord
 
 _LISTED = 5
 
 
-def failed_check_names(record: dict[str, Any], *, strict: bool) -> list[str]:
+def failed_check_names(record: SampleRecord, *, strict: bool) -> list[str]:
     """``assertion <i>: <type>`` and ``rubric: <name>`` of each failed check, in report order."""
     bad = ("fail", "missing") if strict else ("fail",)
-    names = [f"assertion {a['index']}: {a['type']}" for a in record.get("assertions") or [] if a.get("status") in bad]
-    names += [f"rubric: {name}" for name, entry in (record.get("rubric") or {}).items() if entry.get("status") in bad]
+    names = [f"assertion {a.index}: {a.type}" for a in record.assertions if a.status in bad]
+    names += [f"rubric: {name}" for name, entry in record.rubric.items() if entry.status in bad]
     return names
 
 
-def name_failed_checks(failure: str, record: dict[str, Any], *, strict: bool) -> str:
-    """``N of M checks failed (composite X)`` with the failed checks' names after the count."""
-    head, marker, tail = failure.partition(" checks failed")
-    if not marker:
-        return failure
-    return f"{head}{marker}: {listed(failed_check_names(record, strict=strict))}{tail}"
+def failure_line(graded: Verdict, record: SampleRecord, *, strict: bool) -> str:
+    """The verdict's failure; for failed checks ``N of M checks failed: <names> (composite X)``."""
+    if graded.checks_failed is None:
+        return graded.failure or ""
+    return graded.checks_failed.text(listed(failed_check_names(record, strict=strict)))
 
 
 def listed(names: list[str]) -> str:
     """``a, b, c`` (at most five, then ``and N more``)."""
     shown = ", ".join(names[:_LISTED])
     return shown + (f" and {len(names) - _LISTED} more" if len(names) > _LISTED else "")
-
-
-def line_repr(path: Path, line: int | None, message: str) -> ReprExceptionInfo:
-    """A failure representation printed as one ``path:line: message`` line under ``--tb=line``."""
-    crash = ReprFileLocation(str(path), (line or 0) + 1, message)
-    return ReprExceptionInfo(reprtraceback=ReprTraceback([], None, "line"), reprcrash=crash)

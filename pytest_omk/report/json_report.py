@@ -8,15 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_omk import __version__
 from pytest_omk.judge.templates import template_ids
+from pytest_omk.models.report import SampleRecord
 
 if TYPE_CHECKING:
     from pytest_omk.settings import Settings
 
 REPORT_SCHEMA_VERSION = "pytest-omk.report/v1"
-SAMPLE_KEYS = (
-    "nodeid", "file", "sample_id", "prompt", "variant", "outcome", "executor", "model", "scores", "assertions",
-    "rubric", "execution", "metadata", "modelCalls", "urls", "error", "repeats",
-)
 
 
 def config_section(settings: Settings) -> dict[str, Any]:
@@ -69,6 +66,6 @@ def build_document(
         "python": python or platform.python_version(),
         "config": config,
         "summary": totals,
-        "samples": [{key: row.get(key) for key in SAMPLE_KEYS} for row in rows],
+        "samples": [SampleRecord.of(row).reported() for row in rows],
         **(analysis or {}),
     }

@@ -12,10 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from pytest_omk.compare.analysis import analyze
 from pytest_omk.compare.baseline import load_baseline, read_report, regression_message
 from pytest_omk.compare.variants import Variant
 from pytest_omk.errors import ConfigError
+from pytest_omk.models.report import SampleRecord
 from pytest_omk.report.json_report import build_document
 from pytest_omk.report.terminal import summarize
 from pytest_omk.shard import Shard, parse_shard
@@ -83,6 +86,17 @@ def _check_same_config(reports: Sequence[tuple[Path, dict[str, Any]]]) -> None:
                 )
 
 
+def _check_record(path: Path, sample: Any) -> None:
+    """A shard's sample must be a record (the merged report is rebuilt from the typed record)."""
+    try:
+        SampleRecord.of(sample)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "the sample"
+        nodeid = sample.get("nodeid") if isinstance(sample, dict) else None
+        raise ConfigError(f"{path}: sample {nodeid or '?'} is not a pytest-omk record ({where}: {first['msg']})") from None
+
+
 def merge_reports(paths: Sequence[Path], *, baseline: Path | None = None, cwd: Path | None = None) -> Merged:
     """Merge the shards' reports at ``paths``; the baseline is read from ``baseline`` or, as the run
     did, from the path in their configuration (relative to ``cwd``)."""
@@ -91,6 +105,7 @@ def merge_reports(paths: Sequence[Path], *, baseline: Path | None = None, cwd: P
     seen: dict[str, Path] = {}
     for (path, document) in reports:
         for sample in document["samples"]:
+            _check_record(path, sample)
             if sample["nodeid"] in seen:
                 raise ConfigError(f"{sample['nodeid']} is in both {seen[sample['nodeid']]} and {path}")
             seen[sample["nodeid"]] = path

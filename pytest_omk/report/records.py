@@ -1,7 +1,7 @@
-"""The per-sample record: one JSON-safe dict shared by JUnit, the terminal and the JSON report.
+"""Build the per-sample record (:class:`~pytest_omk.models.report.SampleRecord`) and its JUnit properties.
 
 Records travel from xdist workers to the controller as an attribute of pytest's reports, so
-they hold only plain JSON values (strings, numbers, lists, dicts, ``None``).
+on an item they are held in their wire form (:meth:`SampleRecord.wire`, plain JSON values).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any
 from pytest_omk.grade.scoring import LAYERS
 from pytest_omk.models import AssertionBase, Sample
 from pytest_omk.models.assertions import assertion_layer
+from pytest_omk.models.report import AssertionEntry, ExecutionRecord, ModelCalls, RubricEntry, SampleRecord
 from pytest_omk.models.results import ExecutionResult, Reading
 from pytest_omk.models.run import SampleRun
 
@@ -26,54 +27,55 @@ def metadata_of(sample: Sample) -> dict[str, Any]:
     return data
 
 
-def execution_record(execution: ExecutionResult | None) -> dict[str, Any] | None:
-    """The execution part of a record."""
+def execution_record(execution: ExecutionResult | None) -> ExecutionRecord | None:
+    """The execution part of a record (the optional counts only when the executor reported them)."""
     if execution is None:
         return None
-    return {
-        "output": execution.output,
-        "costUSD": execution.costUSD,
-        "latencyMs": execution.latencyMs,
-        "inputTokens": execution.inputTokens,
-        "outputTokens": execution.outputTokens,
-        "numTurns": execution.numTurns,
-        **{
-            key: value
-            for key in ("cacheReadTokens", "cacheCreationTokens", "fullNumTurns", "numSubAgents")
-            if (value := getattr(execution, key)) is not None
-        },
-        "toolCalls": [c.model_dump(exclude_none=True) for c in execution.toolCalls]
+    optional = {
+        key: value
+        for key in ("cacheReadTokens", "cacheCreationTokens", "fullNumTurns", "numSubAgents")
+        if (value := getattr(execution, key)) is not None
+    }
+    return ExecutionRecord(
+        output=execution.output,
+        costUSD=execution.costUSD,
+        latencyMs=execution.latencyMs,
+        inputTokens=execution.inputTokens,
+        outputTokens=execution.outputTokens,
+        numTurns=execution.numTurns,
+        **optional,
+        toolCalls=[c.model_dump(exclude_none=True) for c in execution.toolCalls]
         if execution.toolCalls is not None
         else None,
-        "replayed": execution.replayed,
-        "retries": execution.retries,
-    }
+        replayed=execution.replayed,
+        retries=execution.retries,
+    )
 
 
-def assertion_records(assertions: Sequence[AssertionBase], readings: Sequence[Reading]) -> list[dict[str, Any]]:
+def assertion_records(assertions: Sequence[AssertionBase], readings: Sequence[Reading]) -> list[AssertionEntry]:
     """One entry per top-level assertion."""
     return [
-        {
-            "index": index,
-            "type": assertion.type,  # type: ignore[attr-defined]
-            "layer": assertion_layer(assertion),
-            "weight": assertion.weight,
-            "status": reading.status,
-            "message": reading.message,
-        }
+        AssertionEntry(
+            index=index,
+            type=assertion.type,  # type: ignore[attr-defined]
+            layer=assertion_layer(assertion),
+            weight=assertion.weight,
+            status=reading.status,
+            message=reading.message,
+        )
         for index, (assertion, reading) in enumerate(zip(assertions, readings, strict=True))
     ]
 
 
-def rubric_records(sample: Sample, readings: dict[str, Reading]) -> dict[str, dict[str, Any]]:
+def rubric_records(sample: Sample, readings: dict[str, Reading]) -> dict[str, RubricEntry]:
     """One entry per rubric dimension."""
     return {
-        name: {
-            "score": readings[name].score,
-            "weight": dim.weight,
-            "reason": readings[name].message,
-            "status": readings[name].status,
-        }
+        name: RubricEntry(
+            score=readings[name].score,
+            weight=dim.weight,
+            reason=readings[name].message,
+            status=readings[name].status,
+        )
         for name, dim in (sample.rubric or {}).items()
     }
 
@@ -82,71 +84,68 @@ def _fmt(value: float) -> str:
     return f"{value:.2f}"
 
 
-def junit_properties(record: dict[str, Any]) -> list[tuple[str, str]]:
+def junit_properties(wire: dict[str, Any]) -> list[tuple[str, str]]:
     """The per-testcase JUnit properties of a record (string values only)."""
-    props: list[tuple[str, str]] = [("omk.sample_id", record["sample_id"]), ("omk.file", record["file"])]
-    if record.get("variant"):
-        props.append(("omk.variant", record["variant"]))
-    for layer, value in record["scores"].items():
+    record = SampleRecord.of(wire)
+    props: list[tuple[str, str]] = [("omk.sample_id", record.sample_id), ("omk.file", record.file)]
+    if record.variant:
+        props.append(("omk.variant", record.variant))
+    for layer, value in record.scores.model_dump().items():
         if value is not None:
             props.append((f"omk.score.{layer}", _fmt(value)))
-    repeats = record.get("repeats")
+    repeats = record.repeats
     if repeats:
         props += [
-            ("omk.repeat.n", str(repeats["n"])),
-            ("omk.repeat.pass_rate", f"{repeats['passRate']:.2f}"),
-            ("omk.repeat.pass_all", "true" if repeats["passAll"] else "false"),
+            ("omk.repeat.n", str(repeats.n)),
+            ("omk.repeat.pass_rate", f"{repeats.passRate:.2f}"),
+            ("omk.repeat.pass_all", "true" if repeats.passAll else "false"),
         ]
         props += [
-            (f"omk.score.{layer}.sd", f"{repeats[layer]['sd']:.3f}")
+            (f"omk.score.{layer}.sd", f"{sd:.3f}")
             for layer in LAYERS
-            if repeats.get(layer, {}).get("sd") is not None
+            if (sd := getattr(repeats, layer).sd) is not None
         ]
-    for entry in record["assertions"]:
-        props.append((f"omk.assertion.{entry['index']}.{entry['type']}", entry["status"]))
-    for name, entry in record["rubric"].items():
-        score = entry["score"]
-        props.append((f"omk.rubric.{name}", "missing" if score is None else f"{score:g}"))
-    props.append(("omk.executor", record.get("executor") or ""))
-    if record.get("model"):
-        props.append(("omk.model", record["model"]))
-    execution = record.get("execution")
-    if execution:
-        if execution["costUSD"] is not None:
-            props.append(("omk.cost_usd", f"{execution['costUSD']:.6f}"))
-        if execution["latencyMs"] is not None:
-            props.append(("omk.latency_ms", f"{execution['latencyMs']:.0f}"))
-        props.append(("omk.replayed", "true" if execution["replayed"] else "false"))
+    props += [(f"omk.assertion.{entry.index}.{entry.type}", entry.status) for entry in record.assertions]
+    for name, dim in record.rubric.items():
+        props.append((f"omk.rubric.{name}", "missing" if dim.score is None else f"{dim.score:g}"))
+    props.append(("omk.executor", record.executor or ""))
+    if record.model:
+        props.append(("omk.model", record.model))
+    return props + _execution_properties(record.execution)
+
+
+def _execution_properties(execution: ExecutionRecord | None) -> list[tuple[str, str]]:
+    if not execution:
+        return []
+    props = []
+    if execution.costUSD is not None:
+        props.append(("omk.cost_usd", f"{execution.costUSD:.6f}"))
+    if execution.latencyMs is not None:
+        props.append(("omk.latency_ms", f"{execution.latencyMs:.0f}"))
+    props.append(("omk.replayed", "true" if execution.replayed else "false"))
     return props
 
 
-def model_calls(run: SampleRun) -> dict[str, int]:
+def model_calls(run: SampleRun) -> ModelCalls:
     """Live and replayed model calls (executor and judge) of one run."""
-    return {
-        "live": int(not run.execution.replayed) + run.judge.calls - run.judge.replayed,
-        "replayed": int(run.execution.replayed) + run.judge.replayed,
-    }
+    return ModelCalls(
+        live=int(not run.execution.replayed) + run.judge.calls - run.judge.replayed,
+        replayed=int(run.execution.replayed) + run.judge.replayed,
+    )
 
 
 def new_record(
     *, nodeid: str, file: str, sample: Sample, variant: str | None, executor: str | None, model: str | None, order: int
 ) -> dict[str, Any]:
-    """A sample's record before anything ran: errors and skips are reported with it too."""
-    return {
-        "nodeid": nodeid,
-        "file": file,
-        "sample_id": sample.sample_id,
-        "prompt": sample.prompt,
-        "variant": variant,
-        "repeats": None,
-        "executor": executor,
-        "model": model,
-        "scores": dict.fromkeys(LAYERS),
-        "assertions": [],
-        "rubric": {},
-        "execution": None,
-        "urls": [],
-        "metadata": metadata_of(sample),
-        "modelCalls": {"live": 0, "replayed": 0},
-        "order": order,
-    }
+    """A sample's record (wire form) before anything ran: errors and skips are reported with it too."""
+    return SampleRecord(
+        nodeid=nodeid,
+        file=file,
+        sample_id=sample.sample_id,
+        prompt=sample.prompt,
+        variant=variant,
+        executor=executor,
+        model=model,
+        metadata=metadata_of(sample),
+        order=order,
+    ).wire()

@@ -15,9 +15,10 @@ from pytest_omk.errors import SampleFailed
 from pytest_omk.grade.scoring import scores_record
 from pytest_omk.grade.verdict import Verdict, verdict
 from pytest_omk.models import Sample
+from pytest_omk.models.report import LayerScores, SampleRecord
 from pytest_omk.models.results import Reading
 from pytest_omk.models.run import SampleRun
-from pytest_omk.report.failure_text import name_failed_checks
+from pytest_omk.report.failure_text import failure_line
 from pytest_omk.report.records import assertion_records, execution_record, model_calls, rubric_records
 from pytest_omk.report.repeated import fill_repeated_record
 
@@ -40,18 +41,20 @@ def emit_reading(reading: Reading, *, strict: bool, tripwire: bool = False) -> N
         pytest.skip(reading.message)
 
 
-def fill_record(record: dict[str, Any], sample: Sample, runs: list[SampleRun], graded: Verdict) -> None:
-    """Complete the sample's record with what was graded."""
+def fill_record(wire: dict[str, Any], sample: Sample, runs: list[SampleRun], graded: Verdict) -> None:
+    """Complete the sample's record (its wire form, in place) with what was graded."""
+    record = SampleRecord.of(wire)
     if graded.repeats is not None:
         fill_repeated_record(record, sample, runs, graded, graded.repeats)
-        return
-    [run] = runs
-    record["scores"] = scores_record(graded.runs[0].scores)
-    record["assertions"] = assertion_records(list(sample.assertions or []), graded.readings)
-    record["rubric"] = rubric_records(sample, graded.rubric)
-    record["execution"] = execution_record(run.execution)
-    record["urls"] = list(run.resolved.urls)
-    record["modelCalls"] = model_calls(run)
+    else:
+        [run] = runs
+        record.scores = LayerScores.model_validate(scores_record(graded.runs[0].scores))
+        record.assertions = assertion_records(list(sample.assertions or []), graded.readings)
+        record.rubric = rubric_records(sample, graded.rubric)
+        record.execution = execution_record(run.execution)
+        record.urls = list(run.resolved.urls)
+        record.modelCalls = model_calls(run)
+    wire.update(record.wire())
 
 
 def checks(sample: Sample, graded: Verdict) -> list[tuple[str, Reading]]:
@@ -74,4 +77,4 @@ def grade_and_report(item: SampleItem, subtests: pytest.Subtests, settings: Sett
         with subtests.test(msg=message):
             emit_reading(reading, strict=settings.strict, tripwire=tripwire)
     if graded.failure:
-        raise SampleFailed(name_failed_checks(graded.failure, item.omk_record, strict=settings.strict))
+        raise SampleFailed(failure_line(graded, SampleRecord.of(item.omk_record), strict=settings.strict))

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from pytest_omk.grade.scoring import round2
+from pytest_omk.grade.scoring import js_sum, round2
+from pytest_omk.js.numbers import to_fixed
 from pytest_omk.report.fit import fit_table
 from pytest_omk.report.view import money
 
@@ -17,7 +18,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     means: dict[str, float | None] = {}
     for layer in ("assertions", *LAYER_COLUMNS):
         values = [r["scores"][layer] for r in rows if r["scores"][layer] is not None]
-        means[layer] = round2(sum(values) / len(values)) if values else None
+        means[layer] = round2(js_sum(values) / len(values)) if values else None
     costs = [cost for cost in map(_cost, rows) if cost is not None]
     # Why judge readings are missing, most frequent first (no judge, unparseable replies ...).
     reasons = Counter(
@@ -29,6 +30,8 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         for entry in r["assertions"]
         if entry["status"] == "missing" and _is_llm(entry["type"])
     )
+    # Scores and costs are summed and rounded as the reference does (left to right, toFixed); the
+    # counts are whole numbers, which the builtin sum adds exactly.
     return {
         "samples": len(rows),
         "outcomes": dict(Counter(r["outcome"] for r in rows)),
@@ -37,7 +40,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "live": sum(r["modelCalls"]["live"] for r in rows),
             "replayed": sum(r["modelCalls"]["replayed"] for r in rows),
         },
-        "costUSD": round(sum(costs), 6) if costs else None,
+        "costUSD": to_fixed(js_sum(costs), 6) if costs else None,
         "judgeReadingsMissing": sum(reasons.values()),
         "judgeMissingReasons": dict(reasons.most_common()),
     }

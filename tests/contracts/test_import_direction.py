@@ -24,7 +24,7 @@ LAYERS = [
     ("runtime", "resolve", "judge"),
     ("pipeline", "settings", "report", "schema", "__main__", "live_needs", "status_line"),
     # The pytest layer, bottom to top: only it may import pytest.
-    ("options", "compat", "hookspecs", "planning", "wiring", "safety", "recording_session", "report.failure_text",
+    ("options", "compat", "hookspecs", "planning", "wiring", "safety", "recording_session",
      "report.junit_layout", "file_checks"),
     ("collect",),
     ("report.subtests", "report.repeated", "report.collector", "report.run_info", "attempts"),

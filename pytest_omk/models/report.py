@@ -1,0 +1,178 @@
+"""The per-sample record, typed: what one eval item reports to JUnit, the terminal and the JSON report.
+
+A record travels from an xdist worker to the controller as plain JSON (an attribute of pytest's
+report), so the wire form is :meth:`SampleRecord.wire` and every reader turns it back into the
+model with :meth:`SampleRecord.of`. The ``samples`` of the JSON report and the ``sample`` part of
+``schemas/report/v1/report.schema.json`` are both generated from these models.
+
+Some keys are written only when they were given (a repeated sample's ``runs`` tallies, the
+executor's optional token counts): each model lists them in its ``OPTIONAL_KEYS``, and its
+serializer leaves them out when they were never set, so that ``null`` and "absent" stay distinct.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+
+Number = int | float
+"""Kept as written: an ``int`` stays an ``int`` (``1``, not ``1.0``) in the JSON report."""
+Score = Annotated[Number | None, Field(ge=1, le=5)]
+Status = Literal["pass", "fail", "missing"]
+Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed", "unknown"]
+
+
+class _Record(BaseModel):
+    """A record part: unknown keys are ignored (older reports), optional keys stay absent."""
+
+    model_config = ConfigDict(extra="ignore", use_attribute_docstrings=True)
+    OPTIONAL_KEYS: ClassVar[tuple[str, ...]] = ()
+
+    @model_serializer(mode="wrap")
+    def _leave_out_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        for key in self.OPTIONAL_KEYS:
+            if key not in self.model_fields_set:
+                data.pop(key, None)
+        return data
+
+
+class LayerScores(_Record):
+    """The five scores of a sample (``None``: not scored), in report order."""
+
+    assertions: Score = None
+    fact: Score = None
+    behavior: Score = None
+    judge: Score = None
+    composite: Score = None
+
+
+class RunTally(_Record):
+    """How a check read across the runs of a repeated sample."""
+
+    pass_: int = Field(default=0, ge=0, alias="pass")
+    fail: int = Field(default=0, ge=0)
+    missing: int = Field(default=0, ge=0)
+
+    model_config = ConfigDict(
+        extra="ignore", use_attribute_docstrings=True, populate_by_name=True, serialize_by_alias=True
+    )
+
+
+class AssertionEntry(_Record):
+    """One top-level assertion's reading."""
+
+    OPTIONAL_KEYS = ("runs",)
+
+    index: int = Field(ge=0)
+    type: str
+    layer: Literal["fact", "behavior"] | None
+    weight: Number = Field(gt=0)
+    status: Status
+    message: str
+    runs: RunTally | None = None
+
+
+class RubricEntry(_Record):
+    """One rubric dimension's reading (with its spread over the runs of a repeated sample)."""
+
+    OPTIONAL_KEYS = ("readings", "sd", "runs")
+
+    score: Score
+    weight: Number = Field(gt=0, le=1)
+    reason: str
+    status: Status
+    readings: list[Number | None] | None = None
+    sd: Number | None = None
+    runs: RunTally | None = None
+
+
+class ExecutionRecord(_Record):
+    """What the executor reported (the first run's, for a repeated sample)."""
+
+    OPTIONAL_KEYS = ("cacheReadTokens", "cacheCreationTokens", "fullNumTurns", "numSubAgents")
+
+    output: str
+    costUSD: Number | None = Field(default=None, ge=0)
+    latencyMs: Number | None = Field(default=None, ge=0)
+    inputTokens: int | None = Field(default=None, ge=0)
+    outputTokens: int | None = Field(default=None, ge=0)
+    numTurns: int | None = Field(default=None, ge=0)
+    cacheReadTokens: int | None = Field(default=None, ge=0)
+    cacheCreationTokens: int | None = Field(default=None, ge=0)
+    fullNumTurns: int | None = Field(default=None, ge=0)
+    numSubAgents: int | None = Field(default=None, ge=0)
+    toolCalls: list[dict[str, Any]] | None = None
+    replayed: bool = False
+    retries: int = Field(default=0, ge=0)
+
+
+class ModelCalls(_Record):
+    """Live and replayed model calls (executor and judge)."""
+
+    live: int = Field(default=0, ge=0)
+    replayed: int = Field(default=0, ge=0)
+
+
+class LayerStats(_Record):
+    """A layer's mean and sample standard deviation over the runs."""
+
+    mean: Score = None
+    sd: Number | None = Field(default=None, ge=0)
+
+
+class Repeats(_Record):
+    """Present when the sample ran ``--omk-repeat N`` > 1 times."""
+
+    OPTIONAL_KEYS = ("runs", "costUSD")
+
+    n: int = Field(ge=1)
+    passed: int = Field(ge=0)
+    passRate: Number = Field(ge=0, le=1)
+    passAll: bool
+    assertions: LayerStats
+    fact: LayerStats
+    behavior: LayerStats
+    judge: LayerStats
+    composite: LayerStats
+    runs: list[dict[str, Any]] | None = None
+    costUSD: Number | None = Field(default=None, ge=0)
+
+
+class SampleRecord(_Record):
+    """One eval item's record, from setup (before anything ran) to the report."""
+
+    nodeid: str
+    file: str
+    sample_id: str = Field(min_length=1)
+    prompt: str | None = None
+    variant: str | None = None
+    outcome: Outcome | None = None
+    executor: str | None = None
+    model: str | None = None
+    scores: LayerScores = Field(default_factory=LayerScores)
+    assertions: list[AssertionEntry] = Field(default_factory=list)
+    rubric: dict[str, RubricEntry] = Field(default_factory=dict)
+    execution: ExecutionRecord | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict)
+    modelCalls: ModelCalls = Field(default_factory=ModelCalls)
+    urls: list[dict[str, Any]] = Field(default_factory=list)
+    error: str | None = None
+    """Why the sample could not be run (executor, URL or judge failure); ``None`` when it ran."""
+    repeats: Repeats | None = None
+    order: int = Field(default=0, exclude=True)
+    """Where the item was collected (the report lists records in that order); not reported."""
+
+    @classmethod
+    def of(cls, wire: dict[str, Any]) -> SampleRecord:
+        """The record a worker sent (or a report holds)."""
+        return cls.model_validate(wire)
+
+    def wire(self) -> dict[str, Any]:
+        """The JSON-safe form that rides on pytest's report (``order`` included)."""
+        return {**self.model_dump(mode="json"), "order": self.order}
+
+    def reported(self) -> dict[str, Any]:
+        """The record as the JSON report's ``samples`` lists it."""
+        return self.model_dump(mode="json")
