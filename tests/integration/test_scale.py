@@ -1,7 +1,9 @@
-"""Scale: the recordings directory is never collected, 20,000 calls record under two workers with
-nothing lost, and recordings replay whatever pytest's rootdir is."""
+"""Scale: the recordings directory is never collected, thousands of calls record under two workers
+with nothing lost, and recordings replay whatever pytest's rootdir is."""
 
 from __future__ import annotations
+
+import os
 
 import pytest
 
@@ -25,12 +27,19 @@ def many_samples(count: int) -> dict[str, object]:
     return sample_set(*samples)
 
 
+# 20,000 calls (the issue's figure) take 90 s on a loaded 2-core machine, too long for every CI run;
+# CI records 4,000. The race this guards against (the secrets scan iterating os.environ on a worker
+# thread while pytest sets PYTEST_CURRENT_TEST) is pinned deterministically by
+# tests/unit/test_recordings_environ_race.py; run the full size with OMK_SCALE_CALLS=20000.
+SCALE_CALLS = int(os.environ.get("OMK_SCALE_CALLS", "4000"))
+
+
 @pytest.mark.slow
-def test_twenty_thousand_calls_record_under_two_workers_without_loss(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+def test_thousands_of_calls_record_under_two_workers_without_loss(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
     """Recording at scale under xdist, with prefetching workers writing concurrently: every call
     ends up as exactly one complete recording, and no item errors."""
     pytest.importorskip("xdist")
-    count = 20_000
+    count = SCALE_CALLS
     write_samples(pytester, "eval-samples.json", many_samples(count))
     args = ("--omk-executor", "echo", "--omk-recordings", "rec", "-p", "no:cacheprovider", "-q", "-n", "2")
     result = omk_run(*args, "--omk-record-mode", "new_episodes", "--omk-concurrency", "32", subprocess=True)
