@@ -213,9 +213,11 @@ class OmkSession:
 
     def grade_item(self, item: SampleItem, subtests: pytest.Subtests) -> None:
         """Call phase: grade, report subtests and record the result."""
+        from pytest_omk.compat import item_level_capture
         from pytest_omk.report.subtests import grade_and_report
 
-        grade_and_report(item, subtests, self.settings, self.js)
+        with item_level_capture(item.config):
+            grade_and_report(item, subtests, self.settings, self.js)
 
     # --- hooks --------------------------------------------------------------------------------
 

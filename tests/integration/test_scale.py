@@ -63,3 +63,36 @@ def test_a_recording_made_under_one_rootdir_replays_under_another(pytester: pyte
     replayed = omk_run(*args, "--omk-record-mode", "none", "--rootdir", str(pytester.path), str(project))
     replayed.assert_outcomes(passed=1)
     assert "model calls: 0 live, 1 replayed" in replayed.stdout.str()
+
+
+def test_checks_share_the_items_capture_instead_of_opening_one_each(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+    """Under --capture=fd pytest's subtests would open a capture (two temporary files) per check;
+    the plugin's checks print nothing, so they share their item's capture: the count of captures
+    opened does not grow with the number of checks."""
+    pytester.makeconftest(
+        """
+        import os
+        from _pytest import capture
+
+        opened = []
+        original = capture.FDCapture.__init__
+
+        def counting(self, *args, **kwargs):
+            opened.append(1)
+            original(self, *args, **kwargs)
+
+        capture.FDCapture.__init__ = counting
+
+        def pytest_unconfigure(config):
+            with open(os.path.join(str(config.rootpath), "captures.txt"), "w") as f:
+                f.write(str(len(opened)))
+        """
+    )
+    counts = []
+    for checks in (1, 12):
+        assertions = [{"type": "contains", "value": "q"} for _ in range(checks)]
+        write_sample_set(pytester, *(sample(f"s{i}", f"q{i}", assertions=assertions) for i in range(3)))
+        result = omk_run("--omk-executor", "echo", "--capture=fd", "-p", "no:cacheprovider", subprocess=True)
+        result.assert_outcomes(passed=3)
+        counts.append(int((pytester.path / "captures.txt").read_text()))
+    assert counts[0] == counts[1], counts
