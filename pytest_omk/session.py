@@ -156,10 +156,6 @@ class OmkSession:
         """Start the loop thread, the call path's imports and the TLS context while pytest collects."""
         if not self.settings.executor or self.config.option.collectonly:
             return
-        from pytest_omk.xdist_prefetch import is_controller
-
-        if is_controller(self.config.pluginmanager):
-            return  # the workers call; a loop thread and TLS context here would only slow their start
         from pytest_omk.runtime import preload
 
         self._ssl_context = self._call_runner().submit(preload(judge=self.calls.judge_spec is not None))

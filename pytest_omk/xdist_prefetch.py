@@ -28,13 +28,6 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 
-def is_controller(pluginmanager: Any) -> bool:
-    """Whether this process is an xdist controller: it collects nothing and calls no model, its
-    workers do (xdist registers its distributing session as ``dsession`` at configure time)."""
-    has_plugin = getattr(pluginmanager, "has_plugin", None)
-    return bool(has_plugin is not None and has_plugin("dsession"))
-
-
 def worker_share(concurrency: int, workers: int) -> int:
     """One worker's part of the run's concurrency (the total stays what the user allowed)."""
     return max(1, math.ceil(concurrency / max(1, workers)))

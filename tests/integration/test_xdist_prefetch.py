@@ -88,26 +88,3 @@ def test_stopping_early_behaves_as_in_one_process(
     # A failed sample counts twice towards --maxfail (its subtest and the item), so each worker
     # stops after its first failed sample; the other may finish the item it was running.
     assert 1 <= len(samples) <= 2 < 40
-
-
-def test_the_controller_starts_no_call_thread(pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM) -> None:
-    """The controller calls no model: its loop thread, call-path imports and TLS context would only
-    take CPU from the workers while they boot. Each worker still starts its own."""
-    write_questions(pytester, 4)
-    llm.add_rule(None, "yes")
-    pytester.makeconftest(
-        """
-        import os, threading
-
-        def pytest_sessionfinish(session):
-            config = session.config
-            who = config.workerinput["workerid"] if hasattr(config, "workerinput") else "controller"
-            started = any(t.name == "pytest-omk-calls" for t in threading.enumerate())
-            with open(os.path.join(str(config.rootpath), f"threads-{who}.txt"), "w") as f:
-                f.write(str(started))
-        """
-    )
-    result = omk_run("--omk-executor", "openai", "-n", "2", subprocess=True)
-    result.assert_outcomes(passed=4)
-    seen = {p.name: p.read_text() for p in pytester.path.glob("threads-*.txt")}
-    assert seen == {"threads-controller.txt": "False", "threads-gw0.txt": "True", "threads-gw1.txt": "True"}
