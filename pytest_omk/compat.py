@@ -64,7 +64,7 @@ class _NoSubtestCapture:
 
     pytest's ``subtests.test`` opens a new capture for every subtest unless ``capsys``/``capfd``
     is active (``CaptureManager._capture_fixture`` set; checked on pytest 9.2). Under the default
-    ``--capture=fd`` that is two temporary files and several ``dup2`` calls per check: 15-20 % of
+    ``--capture=fd`` that is two temporary files and several ``dup2`` calls per check: 15-55 % of
     the CPU of a large replay, for checks that print nothing. Output printed meanwhile still lands
     in the item's own capture and is shown with its failure. Every method the capture manager
     calls on a fixture is a no-op here.
