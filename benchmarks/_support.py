@@ -14,6 +14,7 @@ import json
 import os
 import re
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -346,11 +347,15 @@ def fake_script(*, latency: float, reply: str) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def fake_llm(workdir: Path, script: Mapping[str, Any]) -> Iterator[str]:
-    """Run the loopback fake model server as a child process; yields its OpenAI base URL."""
+def fake_llm(workdir: Path, script: Mapping[str, Any], port: int = 0) -> Iterator[str]:
+    """Run the loopback fake model server as a child process; yields its OpenAI base URL.
+
+    ``port`` 0 picks a free one; a fixed port lets recordings made against one server replay with
+    that URL later (the endpoint is part of a recording's key).
+    """
     script_path = workdir / "fake-llm-script.json"
     script_path.write_text(json.dumps(script), encoding="utf-8")
-    argv = [PYTHON, "-m", "tests.fakes.fake_llm", "--port", "0", "--script", str(script_path)]
+    argv = [PYTHON, "-m", "tests.fakes.fake_llm", "--port", str(port), "--script", str(script_path)]
     proc = subprocess.Popen(
         argv,
         cwd=REPO_ROOT,
@@ -383,6 +388,14 @@ def fake_llm(workdir: Path, script: Mapping[str, Any]) -> Iterator[str]:
 def openai_env(base_url: str) -> dict[str, str]:
     """The child environment for ``--omk-executor openai`` against the fake."""
     return base_env({"OPENAI_BASE_URL": base_url, "OPENAI_API_KEY": "sk-benchmark-dummy"})
+
+
+def free_port() -> int:
+    """A loopback TCP port nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
 
 
 @contextlib.contextmanager

@@ -1,7 +1,8 @@
 """Replay and live runs at scale (the figures issue 8 asks for).
 
-1. N and 2N samples end to end from recordings: record N once against the fake at latency 0
-   (``--omk-record-mode all``), then the other N on top of a copy (``new_episodes``); time
+1. N and 2N samples end to end from recordings: the recordings are written directly with the
+   plugin's own request builders and store (:mod:`benchmarks._fast_record`), after a live
+   recording of a few samples against the fake shows they are the files a live run writes; time
    ``--omk-record-mode none`` runs (no server: a miss would be an error) of N and 2N, interleaved,
    median of 3, with their peak memory, and a ``--collect-only`` run of N; the difference is
    grading and reporting. The growth from N to 2N is the cost of one more sample.
@@ -17,10 +18,12 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
 from benchmarks import _support as s
+from benchmarks._fast_record import write_recordings
 from benchmarks.judge import ideal_seconds
 from benchmarks.samples import CANNED_OUTPUT, make_samples, write_samples
 
@@ -30,6 +33,8 @@ LATENCY = 0.25
 CONCURRENCY = 32
 LIVE_DIMENSIONS = 2
 REPEATS = 3
+PROBE = 4
+"""Samples recorded live, through the plugin, to check the directly written recordings against."""
 XDIST = ("pytest_omk.plugin", "xdist.plugin")
 
 
@@ -65,29 +70,38 @@ def _count_files(directory: Path) -> tuple[int, float]:
     return len(files), sum(p.stat().st_size for p in files) / 1e6
 
 
-def _record(root: Path, samples: list[dict[str, Any]], seed: Path | None, ram: Path | None) -> s.RunResult:
-    """Record ``samples`` into ``root/recordings``, starting from a copy of ``seed`` (else empty).
-
-    Recording is set-up here, not a figure: it writes to tmpfs (where fsync is free) to stay quick,
-    then the files are copied into the project. With a seed, ``new_episodes`` replays what the seed
-    holds and records only the rest.
-    """
-    s.project_file(root)
-    write_samples(root, samples)
-    target = (ram or root) / f"recorded-{root.name}"
-    if seed is not None:
-        shutil.copytree(seed, target)
-    with s.fake_llm(root, s.fake_script(latency=0.0, reply=CANNED_OUTPUT)) as url:
-        recorded = s.run_pytest(
-            *_omk("new_episodes" if seed else "all", target),
-            cwd=root,
-            env=s.openai_env(url),
-            cache=True,
-            expect={"passed": len(samples)},
-            timeout=3600,
+def _probe(parent: Path, samples: list[dict[str, Any]], port: int) -> tuple[Path, s.RunResult]:
+    """Record the first :data:`PROBE` samples live, through the plugin, against the fake on ``port``."""
+    probe = parent / "probe"
+    probe.mkdir()
+    s.project_file(probe)
+    write_samples(probe, samples[:PROBE])
+    with s.fake_llm(probe, s.fake_script(latency=0.0, reply=CANNED_OUTPUT), port=port) as url:
+        live = s.run_pytest(
+            *_omk("all"), cwd=probe, env=s.openai_env(url), cache=True, expect={"passed": PROBE}, timeout=600
         )
-    shutil.copytree(target, root / "recordings")
-    return recorded
+    s.check_calls(live, live=_calls(samples[:PROBE]))
+    return probe, live
+
+
+def _record(root: Path, samples: list[dict[str, Any]], probe: Path, url: str, ram: Path | None) -> float:
+    """Write the recordings of ``samples`` into ``root/recordings``; returns the seconds it took.
+
+    Recording is set-up here, not a figure: the files are written directly with the plugin's own
+    request builders and store (:mod:`benchmarks._fast_record`, checked against the live probe),
+    to tmpfs where fsync costs nothing, then copied into the project.
+    """
+    started = time.perf_counter()
+    s.project_file(root)
+    path = write_samples(root, samples)
+    target = (ram or root) / f"recorded-{root.name}"
+    write_recordings(
+        path, target, probe / "recordings", probe / "eval-samples.json", url=url, model="bench-model",
+        judge_model="bench-judge",
+    )
+    if target != root / "recordings":
+        shutil.copytree(target, root / "recordings")
+    return time.perf_counter() - started
 
 
 def _calls(samples: list[dict[str, Any]]) -> int:
@@ -104,13 +118,15 @@ def replay_rows(count: int) -> list[s.Row]:
         small_dir, large_dir = parent / "small", parent / "large"
         small_dir.mkdir()
         large_dir.mkdir()
-        rec_small = _record(small_dir, samples[:count], None, ram)
-        s.check_calls(rec_small, live=small_calls)
-        rec_large = _record(large_dir, samples, small_dir / "recordings", ram)
-        s.check_calls(rec_large, live=large_calls - small_calls, replayed=small_calls)
+        # One port for the probe and the replays: the endpoint is part of a recording's key.
+        port = s.free_port()
+        url = f"http://127.0.0.1:{port}/v1"
+        probe, live_probe = _probe(parent, samples, port)
+        rec_small = _record(small_dir, samples[:count], probe, url, ram)
+        rec_large = _record(large_dir, samples, probe, url, ram)
         files, megabytes = _count_files(large_dir / "recordings")
-        # The server is gone (nothing listens on port 9): every call must come from the recordings.
-        env = s.openai_env("http://127.0.0.1:9/v1")
+        # The server is gone (nothing listens on its port now): every call must come from the recordings.
+        env = s.openai_env(url)
 
         def replay(directory: Path, n: int, calls: int) -> s.RunResult:
             result = s.run_pytest(*_omk("none"), cwd=directory, env=env, cache=True, expect={"passed": n})
@@ -144,8 +160,9 @@ def replay_rows(count: int) -> list[s.Row]:
                 f"medians used; pytest reports {s.fmt(s.session_seconds(small))} and "
                 f"{s.fmt(s.session_seconds(large))}",
                 f"replay: {files:,} recording files, {megabytes:.0f} MB, for {2 * count:,} samples; "
-                f"recording took {s.fmt(rec_small.wall)} + {s.fmt(rec_large.wall)} "
-                f"({'tmpfs' if ram else 'disk'}, latency 0, concurrency {CONCURRENCY}); "
+                f"recordings written directly ({s.fmt(rec_small)} + {s.fmt(rec_large)}, "
+                f"{'tmpfs' if ram else 'disk'}), checked against a live recording of {PROBE} samples "
+                f"({s.fmt(live_probe.wall)}); "
                 f"collect-only of the {count:,} {s.fmt(collected.wall)}",
             ],
         ),

@@ -6,6 +6,8 @@ When pytest changes one of these, this module is the only one to adapt.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -69,3 +71,43 @@ def line_repr(path: Path, line: int | None, message: str) -> Any:
 
     crash = ReprFileLocation(str(path), (line or 0) + 1, message)
     return ReprExceptionInfo(reprtraceback=ReprTraceback([], None, "line"), reprcrash=crash)
+
+
+class _NoSubtestCapture:
+    """Stands in for a capture fixture, so that pytest's subtests do not capture on their own.
+
+    pytest's ``subtests.test`` opens a new capture for every subtest unless ``capsys``/``capfd``
+    is active (``CaptureManager._capture_fixture`` set; checked on pytest 9.2). Under the default
+    ``--capture=fd`` that is two temporary files and several ``dup2`` calls per check: 15-55 % of
+    the CPU of a large replay, for checks that print nothing. Output printed meanwhile still lands
+    in the item's own capture and is shown with its failure. Every method the capture manager
+    calls on a fixture is a no-op here.
+    """
+
+    def __bool__(self) -> bool:
+        return True
+
+    def _is_started(self) -> bool:
+        return False
+
+    def _start(self) -> None: ...
+
+    def _suspend(self) -> None: ...
+
+    def _resume(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@contextlib.contextmanager
+def item_level_capture(config: pytest.Config) -> Iterator[None]:
+    """While grading one item: its subtests share the item's capture instead of each opening one."""
+    capman = config.pluginmanager.getplugin("capturemanager")
+    if capman is None or getattr(capman, "_capture_fixture", object()) is not None:
+        yield  # no capture manager, a changed one, or the test uses capsys/capfd: leave it be
+        return
+    capman._capture_fixture = _NoSubtestCapture()
+    try:
+        yield
+    finally:
+        capman._capture_fixture = None

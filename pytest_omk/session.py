@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_omk.attempts import Attempts, wait_for_runs
+from pytest_omk.compat import item_level_capture
 from pytest_omk.errors import OmkError
 from pytest_omk.file_checks import check_sample_file
 from pytest_omk.gc_policy import collector_paused, young_collections_spaced
@@ -27,8 +28,7 @@ from pytest_omk.safety import sandbox_notice, scrub_report
 from pytest_omk.settings import Settings
 from pytest_omk.wiring import CallWiring
 
-# The call machinery (HTTP clients, the agent, MCP, the judge, the URL resolver) is imported when a
-# run first needs it, so that loading the plugin stays cheap for test suites without sample files.
+# The call machinery is imported when a run first needs it: loading the plugin stays cheap.
 if TYPE_CHECKING:
     from pytest_omk.collect import SampleFile, SampleItem
     from pytest_omk.execute.base import Executor
@@ -62,8 +62,7 @@ class OmkSession:
         )
         self._items: list[pytest.Item] = []
         self._attempts = Attempts()
-        self._adopted: dict[int, SampleItem] = {}
-        """The sample items collection handed over, by ``id``: pytest's items include other tests."""
+        self._adopted: dict[int, SampleItem] = {}  # handed over by collection, by id (items include other tests)
         self._order: dict[str, int] = {}
         self._js: JsEngine | None = None
 
@@ -194,7 +193,8 @@ class OmkSession:
         """Call phase: grade, report subtests and record the result."""
         from pytest_omk.report.subtests import grade_and_report
 
-        grade_and_report(item, subtests, self.settings, self.js)
+        with item_level_capture(item.config):
+            grade_and_report(item, subtests, self.settings, self.js)
 
     # --- hooks --------------------------------------------------------------------------------
 

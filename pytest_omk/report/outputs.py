@@ -13,8 +13,6 @@ from pathlib import Path
 from typing import Any
 
 from pytest_omk.recordings.scrub import Scrubber
-from pytest_omk.report.html import render_html
-from pytest_omk.report.markdown import render_markdown
 
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
 
@@ -55,9 +53,9 @@ def write_reports(document: Mapping[str, Any], targets: ReportTargets, secrets: 
     lines: list[str] = []
     jobs: list[tuple[str, Path | None, Callable[[], str], bool]] = [
         ("JSON report", targets.json, lambda: json.dumps(clean, indent=2, ensure_ascii=False) + "\n", False),
-        ("HTML report", targets.html, lambda: render_html(clean), False),
-        ("Markdown summary", targets.markdown, lambda: render_markdown(clean), False),
-        ("step summary", targets.step_summary, lambda: render_markdown(clean), True),
+        ("HTML report", targets.html, lambda: _html(clean), False),
+        ("Markdown summary", targets.markdown, lambda: _markdown(clean), False),
+        ("step summary", targets.step_summary, lambda: _markdown(clean), True),
     ]
     for label, path, render, append in jobs:
         if path is None:
@@ -77,3 +75,17 @@ def _write(path: Path, content: str, *, append: bool) -> None:
     # ``surrogatepass`` would write invalid UTF-8; a lone surrogate from a JSON string becomes "?".
     with path.open("a" if append else "w", encoding="utf-8", errors="replace") as handle:
         handle.write(content)
+
+
+# The writers are imported when a report is written, not when the plugin loads: the HTML page's
+# module is among the heaviest imports and would otherwise delay every run's first model call.
+def _html(document: Mapping[str, Any]) -> str:
+    from pytest_omk.report.html import render_html
+
+    return render_html(document)
+
+
+def _markdown(document: Mapping[str, Any]) -> str:
+    from pytest_omk.report.markdown import render_markdown
+
+    return render_markdown(document)
