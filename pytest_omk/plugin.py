@@ -49,6 +49,9 @@ def pytest_configure(config: pytest.Config) -> None:
     session = OmkSession(config, settings)
     config.stash[sample_host_key] = session
     config.pluginmanager.register(session, "omk-session")
+    from pytest_omk.xdist_status import register as register_xdist_status
+
+    register_xdist_status(config, session.calls.progress, settings.status_interval)
     if not hasattr(config, "workerinput"):
         # One feature, one plugin object: the records are gathered and published by the controller.
         collector = RecordCollector(config, settings)

@@ -7,7 +7,8 @@ this draws ``omk: 3/10 samples · 2 in flight · 1 retrying · 0 failed · $0.00
 - on a terminal, appended to pytest's current line and rewritten in place (backspaces, so pytest's
   own progress characters stay), and erased before the item reports;
 - without one (CI logs), as a plain line every ``omk_status_interval`` seconds (default 5);
-- never under ``-q``, and never in an xdist worker (whose output is not the terminal).
+- never under ``-q``, and never in an xdist worker (whose output is not the terminal): there the
+  controller draws the workers' counts added up (``xdist_status``, ``status_files``).
 
 Drawing happens on the main thread, between waits, so it never interleaves with pytest's output.
 """
@@ -16,9 +17,9 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
-from pytest_omk.progress import CallProgress, render
+from pytest_omk.progress import Snapshot, render
 from pytest_omk.report.view import money
 
 T = TypeVar("T")
@@ -26,11 +27,18 @@ TTY_TICK = 0.5
 """Seconds between redraws on a terminal."""
 
 
+class SnapshotSource(Protocol):
+    """What the line shows: this process's :class:`~pytest_omk.progress.CallProgress`, or the
+    xdist workers' counts added up (:class:`~pytest_omk.status_files.CombinedProgress`)."""
+
+    def snapshot(self) -> Snapshot: ...
+
+
 class StatusLine:
     """Draws the status of ``progress`` on ``terminalreporter`` while waiting for a future."""
 
     def __init__(
-        self, terminalreporter: Any, progress: CallProgress, *, interval: float, tty: bool, capture: Any = None
+        self, terminalreporter: Any, progress: SnapshotSource, *, interval: float, tty: bool, capture: Any = None
     ) -> None:
         self._reporter = terminalreporter
         self._capture = capture
@@ -47,18 +55,24 @@ class StatusLine:
         """``future.result()``, drawing the status every tick until it is done."""
         try:
             while not concurrent.futures.wait([future], timeout=self._tick).done:
-                self._draw()
+                self.draw()
         finally:
-            self._erase()
+            self.erase()
         return future.result()
 
     def _text(self) -> str:
         snapshot = self._progress.snapshot()
         return render(snapshot, money(snapshot.cost))
 
-    def _draw(self) -> None:
+    @property
+    def tick(self) -> float:
+        """Seconds between two drawings."""
+        return self._tick
+
+    def draw(self, text: str | None = None) -> None:
+        """Draw ``text`` (default: the current status) once."""
         with self._uncaptured():
-            self._draw_now()
+            self._draw_now(self._text() if text is None else text)
 
     def _uncaptured(self) -> contextlib.AbstractContextManager[Any]:
         # Setup runs with stdout captured; the status goes to the terminal, as live logs do.
@@ -66,8 +80,7 @@ class StatusLine:
             return contextlib.nullcontext()
         return self._capture.global_and_fixture_disabled()  # type: ignore[no-any-return]
 
-    def _draw_now(self) -> None:
-        text = self._text()
+    def _draw_now(self, text: str) -> None:
         if not self._tty:
             self._reporter.write_line(text)
             return
@@ -82,7 +95,8 @@ class StatusLine:
         writer.write(erase + shown, flush=True)
         self._shown = len(shown)
 
-    def _erase(self) -> None:
+    def erase(self) -> None:
+        """Remove the status from the terminal's line (a no-op when none is shown)."""
         if self._shown:
             back = "\b" * self._shown
             writer = self._reporter._tw
