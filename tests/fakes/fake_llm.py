@@ -202,13 +202,14 @@ class FakeLLM:
         seed: int | None = 0,
         match: str | None = None,
         api: Api | None = None,
+        unless: str | None = None,
         **fields: Any,
     ) -> FaultTrigger:
         """Inject ``fault`` (a kind plus :class:`Fault` fields) on the first N calls, every call,
         or with ``probability`` (seeded). Triggers are tried in the order they were added."""
         spec = to_fault({"kind": fault, **fields} if isinstance(fault, str) else fault)
         trigger = FaultTrigger(
-            spec, first=first, every=every, probability=probability, seed=seed, match=match, api=api
+            spec, first=first, every=every, probability=probability, seed=seed, match=match, api=api, unless=unless
         )
         with self._lock:
             self._faults.append(trigger)

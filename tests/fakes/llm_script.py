@@ -143,6 +143,8 @@ class FaultTrigger:
     seed: int | None = 0
     match: str | None = None
     api: Api | None = None
+    unless: str | None = None
+    """Calls whose user text contains this are never faulted by this trigger."""
     seen: int = 0
     rng: random.Random = field(init=False)
 
@@ -152,6 +154,8 @@ class FaultTrigger:
     def fires(self, api: Api, user: str) -> bool:
         """Count the call and decide (``first`` is counted over matching calls only)."""
         if (self.match is not None and self.match not in user) or (self.api is not None and self.api != api):
+            return False
+        if self.unless is not None and self.unless in user:
             return False
         self.seen += 1
         if self.every or (self.first is not None and self.seen <= self.first):
