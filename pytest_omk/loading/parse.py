@@ -198,6 +198,8 @@ def _parse_yaml(text: str, path: str) -> Any:
         ) from None
     except yaml.MarkedYAMLError as exc:
         mark, reason = _yaml_mark(exc)
+        if "nesting depth" in reason:  # libyaml >= 0.2.5 stops at 1,000 levels: say what we say below it
+            reason = f"data nests deeper than {MAX_DEPTH} levels"
         where = None
         if mark is not None and node is not None:
             at = path_to_mark(node, mark)
