@@ -1,9 +1,10 @@
 """Ctrl-C during hostile work ends pytest promptly and leaves nothing behind (issue #15).
 
 A run whose agent is inside a catastrophic ``Grep`` (the regex would backtrack for hours) is
-interrupted, and so is a baseline run of the same shape whose model call is merely slow. No fixed
-wall-clock budget is asserted: the hostile run must stop about as fast as the baseline
-(at most twice its stop time plus 2 s) measured in the same test, and before its pending work could have ended by itself.
+interrupted, and so is a baseline run of the same shape whose model call is merely slow, before and
+after it. No fixed wall-clock budget is asserted: the hostile run must stop about as fast as the
+slower baseline (at most three times its stop plus 5 s), and before its pending work could have
+ended by itself.
 """
 
 from __future__ import annotations
@@ -59,7 +60,18 @@ def test_ctrl_c_during_hostile_work_ends_promptly(tmp_path: Path, fake_llm: Fake
         return any("file_tools.py" in line for line in marked_processes(mark).values())
 
     stopped = _stop_seconds(hostile, env, grepping)
-    # That it stopped the work at all is proven by the order of events (assert_clean_stop); this
-    # bound says "about as fast as an ordinary stop", with room for a loaded machine's noise (a
-    # fixed +2 s failed under load while the stop itself was fine).
-    assert stopped <= 2 * baseline + 2.0, (stopped, baseline)
+
+    # The baseline once more, after: a burst of load on this shared machine (a neighbour's start-up)
+    # can slow one stop by seconds, and the slower of two stops measured around the hostile one is
+    # the fairer yardstick.
+    fake_llm.reset()
+    fake_llm.script(default="done", latency=base.PENDING_SECONDS)
+    again = tmp_path / "slow-again"
+    again.mkdir()
+    base.write_samples_file(again, base.samples(1))
+    baseline = max(baseline, _stop_seconds(again, env, lambda mark: len(fake_llm.requests) >= 1))
+    # That it stopped the work at all is proven by the order of events (assert_clean_stop). This
+    # bound says "about as fast as an ordinary stop": it catches a stop that waits for the Grep
+    # (hours), for the tool time limit (600 s) or for a cleanup's 10 s join timeout, and leaves room
+    # for a loaded machine's noise (2 x baseline + 2 s failed once at load ~5 while the stop was fine).
+    assert stopped <= 3 * baseline + 5.0, (stopped, baseline)
