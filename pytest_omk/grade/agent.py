@@ -46,7 +46,7 @@ def _needs_trace(grader: Callable[[A, list[ToolCall], Lower], Reading]) -> Calla
 
     def graded(a: A, ctx: GradeContext) -> Reading:
         if not ctx.execution.has_trace():
-            return Reading.missing(NO_TRACE)
+            return Reading.missing(NO_TRACE, "no-trace")
         return grader(a, tool_calls(ctx.execution), ctx.engine.lower)
 
     return graded
@@ -158,7 +158,7 @@ def _tool_input_not_contains(a: ToolInputNotContains, calls: list[ToolCall], low
 def _mock_hit(a: MockHit, ctx: GradeContext) -> Reading:
     stats = ctx.execution.mockStats
     if stats is None:
-        return Reading.missing("the executor reported no mock statistics (mockStats)")
+        return Reading.missing("the executor reported no mock statistics (mockStats)", "no-telemetry")
     hits = stats.perMock.get(a.value, 0)
     if hits >= a.threshold:
         return Reading.passed(f"mock {a.value!r} was hit {hits} times (at least {js_number(a.threshold)})")
@@ -171,7 +171,7 @@ def _mock_hit(a: MockHit, ctx: GradeContext) -> Reading:
 def _turns(a: TurnsMin | TurnsMax, ctx: GradeContext, at_least: bool) -> Reading:
     turns = ctx.execution.numTurns
     if turns is None:
-        return Reading.missing("the executor reported no turn count (numTurns)")
+        return Reading.missing("the executor reported no turn count (numTurns)", "no-telemetry")
     relation = "at least" if at_least else "at most"
     if (turns >= a.value) if at_least else (turns <= a.value):
         return Reading.passed(f"{turns} turns ({relation} {js_number(a.value)})")

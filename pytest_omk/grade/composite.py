@@ -27,7 +27,7 @@ def _assert_set(a: AssertSet, ctx: GradeContext) -> Reading:
     labelled = [(r, _label(i, c, r)) for i, (c, r) in enumerate(zip(a.children, readings, strict=True))]
     missing = next((label for r, label in labelled if r.status == "missing"), None)
     if missing is not None:
-        return Reading.missing(f"assert-set: a child has no evidence: {missing}")
+        return Reading.missing(f"assert-set: a child has no evidence: {missing}", "child-missing")
     broken = next((label for r, label in labelled if r.final), None)
     if broken is not None:
         return Reading.error(f"assert-set: a child could not be checked: {broken}")

@@ -19,7 +19,7 @@ NO_JUDGE = "no judge configured (set --omk-judge, or an OpenAI/Anthropic API key
 
 def _judged(a: AssertionBase, ctx: GradeContext) -> Reading:
     reading = ctx.judge_readings.get(ctx.index)
-    return reading if reading is not None else Reading.missing(NO_JUDGE)
+    return reading if reading is not None else Reading.missing(NO_JUDGE, "no-judge")
 
 
 GRADERS: dict[type[AssertionBase], Grader] = dict(

@@ -33,7 +33,7 @@ class _Measure:
     def at_most(self, measured: float | None, limit: float) -> Reading:
         """``measured <= limit`` as a reading; missing when nothing was measured."""
         if measured is None:
-            return Reading.missing(self.missing)
+            return Reading.missing(self.missing, "no-telemetry")
         shown, bound = self.show(measured), self.show(limit)
         if measured <= limit:
             return Reading.passed(f"{self.name} {shown} (at most {bound})")

@@ -108,7 +108,7 @@ def grade_run(sample: Sample, base_dir: Path, run: SampleRun, js: JsEngine) -> G
         execution=run.execution, sample=sample, base_dir=base_dir, judge_readings=run.judge.assertions, js=js
     )
     readings = grade_sample(assertions, ctx)
-    rubric = {name: run.judge.rubric.get(name) or Reading.missing(NO_JUDGE) for name in sample.rubric or {}}
+    rubric = {name: run.judge.rubric.get(name) or Reading.missing(NO_JUDGE, "no-judge") for name in sample.rubric or {}}
     weights = {name: dim.weight for name, dim in (sample.rubric or {}).items()}
     judge = judge_layer({n: r.score if r.status != "missing" else None for n, r in rubric.items()}, weights) if rubric else None
     return GradedRun(readings, rubric, score_sample(assertions, readings, judge))
@@ -138,7 +138,10 @@ def _aggregate(readings: list[Reading], settings: VerdictSettings) -> tuple[Read
     statuses, messages = [r.status for r in readings], [r.message for r in readings]
     check = check_verdict(statuses, messages, strict=settings.strict, min_pass_rate=settings.min_pass_rate)
     score = mean2(r.score for r in readings if r.status != "missing")
-    return Reading(status=check.status, message=check.message, score=score), check.tally.as_record()
+    # The cause of the first run that reads as the aggregate does (a missing check: why it is missing).
+    cause = next((r.cause for r in readings if r.status == check.status and r.cause), None)
+    reading = Reading(status=check.status, message=check.message, score=score, cause=cause)
+    return reading, check.tally.as_record()
 
 
 def _run_passed(graded: GradedRun, settings: VerdictSettings) -> bool:

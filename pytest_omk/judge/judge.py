@@ -119,7 +119,7 @@ class LLMJudge:
             against = self._assertion_input(assertion, resolved)
             if against is None:
                 settled[index] = Reading.missing(
-                    f"{assertion.type}: no reference or context to judge against"
+                    f"{assertion.type}: no reference or context to judge against", "judge-input"
                 )
                 continue
             key = "task" if isinstance(assertion, AnswerRelevancy) else "reference"

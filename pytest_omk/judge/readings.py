@@ -26,16 +26,16 @@ def dimension_reading(
 ) -> tuple[Reading, tuple[Reading, ...], float | None]:
     """A dimension's reading from its replicates, each replicate's, and the valid scores' SD."""
     each = tuple(
-        passes(reply.score, threshold, reply.reason) if isinstance(reply, JudgeReply) else Reading.missing(reply)
+        passes(reply.score, threshold, reply.reason) if isinstance(reply, JudgeReply) else Reading.missing(reply, "judge-reply")
         for reply in replies
     )
     valid = [reply for reply in replies if isinstance(reply, JudgeReply)]
     defects = [reply for reply in replies if isinstance(reply, str)]
     if not valid:
         if len(replies) == 1:
-            return Reading.missing(defects[0]), each, None
+            return Reading.missing(defects[0], "judge-reply"), each, None
         unique = "; ".join(dict.fromkeys(defects))
-        return Reading.missing(f"no usable judge reply in {len(replies)} readings: {unique}"), each, None
+        return Reading.missing(f"no usable judge reply in {len(replies)} readings: {unique}", "judge-reply"), each, None
     scores = [float(reply.score) for reply in valid]
     mean = round2(js_sum(scores) / len(scores))
     sd = sample_sd(scores)
@@ -50,6 +50,6 @@ def dimension_reading(
 def assertion_reading(reply: JudgeReply | str, threshold: float, kind: str) -> Reading:
     """The raw reading of a judge-scored assertion (``not`` is applied later, by the grader)."""
     if isinstance(reply, str):
-        return Reading.missing(f"{kind}: {reply}")
+        return Reading.missing(f"{kind}: {reply}", "judge-reply")
     message = f"judge score {reply.score} (threshold {js_number(threshold)}): {reply.reason}"
     return passes(float(reply.score), threshold, message)

@@ -16,6 +16,8 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
+from pytest_omk.models.results import Cause
+
 Number = int | float
 """Kept as written: an ``int`` stays an ``int`` (``1``, not ``1.0``) in the JSON report."""
 Score = Annotated[Number | None, Field(ge=1, le=5)]
@@ -63,7 +65,7 @@ class RunTally(_Record):
 class AssertionEntry(_Record):
     """One top-level assertion's reading."""
 
-    OPTIONAL_KEYS = ("runs",)
+    OPTIONAL_KEYS = ("runs", "cause")
 
     index: int = Field(ge=0)
     type: str
@@ -72,12 +74,14 @@ class AssertionEntry(_Record):
     status: Status
     message: str
     runs: RunTally | None = None
+    cause: Cause | None = None
+    """Why the reading is missing or an error (written only then)."""
 
 
 class RubricEntry(_Record):
     """One rubric dimension's reading (with its spread over the runs of a repeated sample)."""
 
-    OPTIONAL_KEYS = ("readings", "sd", "runs")
+    OPTIONAL_KEYS = ("readings", "sd", "runs", "cause")
 
     score: Score
     weight: Number = Field(gt=0, le=1)
@@ -86,6 +90,8 @@ class RubricEntry(_Record):
     readings: list[Number | None] | None = None
     sd: Number | None = None
     runs: RunTally | None = None
+    cause: Cause | None = None
+    """Why the dimension was not scored (written only then)."""
 
 
 class ExecutionRecord(_Record):

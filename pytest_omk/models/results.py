@@ -14,6 +14,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pytest_omk.models.tool_names import canonical_tool_name
 
 ReadingStatus = Literal["pass", "fail", "missing"]
+Cause = Literal["no-judge", "judge-reply", "judge-input", "no-trace", "no-telemetry", "child-missing", "check-error"]
+"""Why a reading is missing, or an error: a code readers group and colour by, so that none of them
+parses the human message. ``no-judge``: no judge configured; ``judge-reply``: the judge's replies were
+unusable; ``judge-input``: nothing to judge against; ``no-trace``/``no-telemetry``: the executor did
+not report what the check reads; ``child-missing``: an ``assert-set`` child had no evidence;
+``check-error``: the check itself failed (a crashed custom check, a schema that does not compile)."""
+JUDGE_CAUSES: frozenset[Cause] = frozenset({"no-judge", "judge-reply", "judge-input"})
+"""The causes of a missing judge reading (the terminal's "judge readings missing")."""
 
 
 class _Lenient(BaseModel):
@@ -107,6 +115,8 @@ class Reading(BaseModel):
     """The judge's 1-5 score for judge-scored readings."""
     final: bool = False
     """An error reading (custom check crashed, timed out): ``not`` must not invert it."""
+    cause: Cause | None = None
+    """Set on missing and error readings only."""
 
     @classmethod
     def passed(cls, message: str = "", score: float | None = None) -> Reading:
@@ -117,10 +127,11 @@ class Reading(BaseModel):
         return cls(status="fail", message=message, score=score)
 
     @classmethod
-    def missing(cls, message: str) -> Reading:
-        return cls(status="missing", message=message)
+    def missing(cls, message: str, cause: Cause) -> Reading:
+        """Missing evidence: neither pass nor fail, with its cause."""
+        return cls(status="missing", message=message, cause=cause)
 
     @classmethod
     def error(cls, message: str) -> Reading:
         """A failure caused by the check itself; never inverted by ``not``."""
-        return cls(status="fail", message=message, final=True)
+        return cls(status="fail", message=message, final=True, cause="check-error")

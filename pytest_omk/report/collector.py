@@ -19,7 +19,7 @@ from pytest_omk.compat import junit_xml
 from pytest_omk.errors import ConfigError
 from pytest_omk.recordings.scrub import secrets_from_env
 from pytest_omk.report.json_report import build_report
-from pytest_omk.report.outputs import ReportTargets, write_reports
+from pytest_omk.report.outputs import ReportTargets, Written, write_reports
 from pytest_omk.report.terminal import render_summary, summarize
 from pytest_omk.wiring import recordings_dir
 
@@ -46,7 +46,7 @@ class RecordCollector:
         """The comparison sections, computed once at the end of the run (controller only)."""
         self.regression: str | None = None
         """The regression gate's message when ``--omk-fail-on-regression`` tripped."""
-        self.written: list[str] = []
+        self.written: list[Written] = []
         self.extra_secrets: tuple[str, ...] = ()
         """Secrets beyond the environment's (MCP tokens), scrubbed from the reports too."""
         """One line per HTML/Markdown report written (or not writable), shown after the scores."""
@@ -106,8 +106,8 @@ class RecordCollector:
         analysis = self.analyze(rows)
         for line in comparison_lines(analysis, message=self.regression, coverage=verbosity >= 1):
             terminalreporter.write_line(line, red=line == self.regression)
-        for line in self.written:
-            terminalreporter.write_line(line, red=line.startswith("omk: cannot"))
+        for written in self.written:
+            terminalreporter.write_line(written.line, red=written.failed)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_omk import __version__
 from pytest_omk.judge.templates import template_ids
 from pytest_omk.models.report import SampleRecord
+from pytest_omk.models.report_document import ReportConfig, ReportSummary
 
 if TYPE_CHECKING:
     from pytest_omk.settings import Settings
@@ -64,8 +65,9 @@ def build_document(
         "plugin": {"name": "pytest-omk", "version": __version__},
         "createdAt": datetime.now(UTC).isoformat(timespec="seconds"),
         "python": python or platform.python_version(),
-        "config": config,
-        "summary": totals,
+        # Through the models, so a key or value the schema would reject fails here, not downstream.
+        "config": ReportConfig.model_validate(config).model_dump(mode="json"),
+        "summary": ReportSummary.model_validate(totals).model_dump(mode="json"),
         "samples": [SampleRecord.of(row).reported() for row in rows],
         **(analysis or {}),
     }

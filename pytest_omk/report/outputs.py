@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from pytest_omk.recordings.scrub import Scrubber
 
@@ -47,10 +47,17 @@ class ReportTargets:
         return any((self.json, self.html, self.markdown, self.step_summary))
 
 
-def write_reports(document: Mapping[str, Any], targets: ReportTargets, secrets: Iterable[str]) -> list[str]:
+class Written(NamedTuple):
+    """One report's line for the terminal, and whether it says the report could not be written."""
+
+    line: str
+    failed: bool = False
+
+
+def write_reports(document: Mapping[str, Any], targets: ReportTargets, secrets: Iterable[str]) -> list[Written]:
     """Render and write every wanted report; returns one line per report written or failed."""
     clean: dict[str, Any] = Scrubber(secrets).data(document)
-    lines: list[str] = []
+    lines: list[Written] = []
     jobs: list[tuple[str, Path | None, Callable[[], str], bool]] = [
         ("JSON report", targets.json, lambda: json.dumps(clean, indent=2, ensure_ascii=False) + "\n", False),
         ("HTML report", targets.html, lambda: _html(clean), False),
@@ -63,10 +70,10 @@ def write_reports(document: Mapping[str, Any], targets: ReportTargets, secrets: 
         try:
             _write(path, render(), append=append)
         except OSError as exc:
-            lines.append(f"omk: cannot write the {label} to {path}: {exc.strerror or exc}")
+            lines.append(Written(f"omk: cannot write the {label} to {path}: {exc.strerror or exc}", failed=True))
         else:
             if label != "JSON report":
-                lines.append(f"omk: {label} written to {path}")
+                lines.append(Written(f"omk: {label} written to {path}"))
     return lines
 
 

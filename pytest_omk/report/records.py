@@ -7,7 +7,7 @@ on an item they are held in their wire form (:meth:`SampleRecord.wire`, plain JS
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from pytest_omk.grade.scoring import LAYERS
 from pytest_omk.models import AssertionBase, Sample
@@ -51,18 +51,20 @@ def execution_record(execution: ExecutionResult | None) -> ExecutionRecord | Non
         retries=execution.retries,
     )
 
+Entry = TypeVar("Entry", AssertionEntry, RubricEntry)
+
 
 def assertion_records(assertions: Sequence[AssertionBase], readings: Sequence[Reading]) -> list[AssertionEntry]:
     """One entry per top-level assertion."""
     return [
-        AssertionEntry(
+        _with_cause(AssertionEntry(
             index=index,
             type=assertion.type,  # type: ignore[attr-defined]
             layer=assertion_layer(assertion),
             weight=assertion.weight,
             status=reading.status,
             message=reading.message,
-        )
+        ), reading)
         for index, (assertion, reading) in enumerate(zip(assertions, readings, strict=True))
     ]
 
@@ -70,14 +72,19 @@ def assertion_records(assertions: Sequence[AssertionBase], readings: Sequence[Re
 def rubric_records(sample: Sample, readings: dict[str, Reading]) -> dict[str, RubricEntry]:
     """One entry per rubric dimension."""
     return {
-        name: RubricEntry(
+        name: _with_cause(RubricEntry(
             score=readings[name].score,
             weight=dim.weight,
             reason=readings[name].message,
             status=readings[name].status,
-        )
+        ), readings[name])
         for name, dim in (sample.rubric or {}).items()
     }
+
+
+def _with_cause(entry: Entry, reading: Reading) -> Entry:
+    # Set only when there is one (an optional key), so a passing or failing entry keeps its keys.
+    return entry if reading.cause is None else entry.model_copy(update={"cause": reading.cause})
 
 
 def _fmt(value: float) -> str:

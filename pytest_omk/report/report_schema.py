@@ -4,9 +4,10 @@ The ``sample`` definition and the ones it uses (``layerScores``, ``assertionEntr
 ``executionRecord``, ``calls``, ``repeats``, ``layerStats``, ``runTally``) are pydantic's rendering of
 :class:`~pytest_omk.models.report.SampleRecord`, reshaped into plain JSON Schema: every key the
 record always writes is required, the keys written only when set are optional, and every object is
-closed. The document's other sections (config, summary, variants, comparisons, baseline, coverage)
-are not modelled yet; they come from ``report_schema_frame.json`` beside this module, written by
-hand. ``python -m pytest_omk.schema`` writes the result, ``--check`` verifies the committed copies.
+closed. The run's ``config`` and ``summary`` are generated the same way, from
+:mod:`pytest_omk.models.report_document`. The document's other parts (its top-level run fields,
+variants, comparisons, baseline, coverage) are not modelled yet; they come from
+``report_schema_frame.json`` beside this module, written by hand. ``python -m pytest_omk.schema`` writes the result, ``--check`` verifies the committed copies.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from pytest_omk.models import report as models
+from pytest_omk.models import report_document as document
 
 RELATIVE_PATH = Path("schemas/report/v1/report.schema.json")
 """Where the schema lives, both below the repository root and inside the ``pytest_omk`` package."""
@@ -33,16 +35,26 @@ _NAMES = {
     "Repeats": "repeats",
     "LayerStats": "layerStats",
     "RunTally": "runTally",
+    "ReportConfig": "config",
+    "ReportSummary": "summary",
+    "SummaryMeans": "summaryMeans",
 }
-_MODELS: dict[str, type[BaseModel]] = {name: getattr(models, name) for name in _NAMES}
+_MODELS: dict[str, type[BaseModel]] = {
+    name: getattr(models, name, None) or getattr(document, name) for name in _NAMES
+}
+_ROOTS: tuple[type[BaseModel], ...] = (models.SampleRecord, document.ReportConfig, document.ReportSummary)
+_SECTIONS = {"config": "config", "summary": "summary"}
+"""The document's properties that are generated definitions (property name: definition name)."""
 _CONSTRAINTS = {"ge": "minimum", "le": "maximum", "gt": "exclusiveMinimum", "lt": "exclusiveMaximum"}
 
 
 def sample_definitions() -> dict[str, Any]:
-    """The ``$defs`` entries generated from the record models, under the schema's own names."""
-    raw = models.SampleRecord.model_json_schema(mode="validation", ref_template="#/$defs/{model}")
-    defs: dict[str, Any] = raw.pop("$defs")
-    defs["SampleRecord"] = raw
+    """The ``$defs`` entries generated from the models, under the schema's own names."""
+    defs: dict[str, Any] = {}
+    for root in _ROOTS:
+        raw = root.model_json_schema(mode="validation", ref_template="#/$defs/{model}")
+        defs.update(raw.pop("$defs", {}))
+        defs[root.__name__] = raw
     text = json.dumps(defs)
     for name, short in _NAMES.items():
         text = text.replace(f'"#/$defs/{name}"', f'"#/$defs/{short}"')
@@ -83,7 +95,12 @@ def _plain(schema: Any) -> Any:
 
 
 def build_report_schema() -> dict[str, Any]:
-    """The whole report schema: the hand-written frame with the generated sample definitions."""
+    """The whole report schema: the hand-written frame with the generated definitions."""
     frame: dict[str, Any] = json.loads(FRAME.read_text(encoding="utf-8"))
+    properties = frame["properties"]
+    # The generated sections keep their place among the document's properties.
+    frame["properties"] = {
+        key: {"$ref": f"#/$defs/{_SECTIONS[key]}"} if key in _SECTIONS else value for key, value in properties.items()
+    }
     frame["$defs"] = {**frame["$defs"], **sample_definitions()}
     return frame

@@ -7,6 +7,7 @@ from typing import Any
 
 from pytest_omk.grade.scoring import js_sum, round2
 from pytest_omk.js.numbers import to_fixed
+from pytest_omk.models.results import JUDGE_CAUSES
 from pytest_omk.report.fit import fit_table
 from pytest_omk.report.view import money
 
@@ -20,15 +21,15 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         values = [r["scores"][layer] for r in rows if r["scores"][layer] is not None]
         means[layer] = round2(js_sum(values) / len(values)) if values else None
     costs = [cost for cost in map(_cost, rows) if cost is not None]
-    # Why judge readings are missing, most frequent first (no judge, unparseable replies ...).
+    # Why judge readings are missing, most frequent first, grouped by the readings' cause codes.
     reasons = Counter(
-        _reason(entry["reason"]) for r in rows for entry in r["rubric"].values() if entry["status"] == "missing"
+        _reason(entry.get("cause")) for r in rows for entry in r["rubric"].values() if entry["status"] == "missing"
     )
     reasons.update(
-        _reason(entry["message"])
+        _reason(entry.get("cause"))
         for r in rows
         for entry in r["assertions"]
-        if entry["status"] == "missing" and _is_llm(entry["type"])
+        if entry["status"] == "missing" and _judge_missing(entry)
     )
     # Scores and costs are summed and rounded as the reference does (left to right, toFixed); the
     # counts are whole numbers, which the builtin sum adds exactly.
@@ -46,9 +47,26 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _reason(message: str) -> str:
-    """A missing reading's reason without its per-sample detail (so equal causes group)."""
-    return message.split(" (", 1)[0].removeprefix("not scored: ")
+# The human name of each judge cause: the keys of ``judgeMissingReasons`` and the terminal's line.
+REASONS: dict[str, str] = {
+    "no-judge": "no judge configured",
+    "judge-reply": "unusable judge reply",
+    "judge-input": "nothing to judge against",
+}
+UNRECORDED = "cause not recorded"
+"""An entry of a report written before readings carried a cause (``--omk-merge`` of old reports)."""
+
+
+def _reason(cause: str | None) -> str:
+    return REASONS.get(cause or "", UNRECORDED)
+
+
+def _judge_missing(entry: dict[str, Any]) -> bool:
+    """Whether a missing assertion reading is a judge-scored check's."""
+    cause = entry.get("cause")
+    if cause is None:
+        return _is_llm(entry["type"])
+    return cause in JUDGE_CAUSES
 
 
 def _cost(row: dict[str, Any]) -> float | None:

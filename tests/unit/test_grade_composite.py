@@ -67,7 +67,7 @@ def test_not_inverts_valid_readings_only() -> None:
     ctx = make_ctx(sample, "x")
     assert grade(assertion, ctx).status == "fail"
     assert grade(assertion, make_ctx(sample, "y")).status == "pass"
-    missing = Reading.missing("no judge configured")
+    missing = Reading.missing("no judge configured", "no-judge")
     error = Reading.error("custom check crashed")
     assert finish(assertion, missing) == missing
     assert finish(assertion, error) == error
@@ -85,7 +85,7 @@ def test_judge_scored_assertions_hand_on_the_judges_reading() -> None:
     readings = {
         0: Reading.passed("score 4", score=4),
         1: Reading.failed("score 2 < 3", score=2),
-        3: Reading.missing("the judge reply was not JSON"),
+        3: Reading.missing("the judge reply was not JSON", "judge-reply"),
     }
     out = read_all(JUDGED, "Hello", sample_fields={"context": "ctx"}, judge_readings=readings)
     assert [r.status for r in out] == ["pass", "fail", "missing", "missing"]

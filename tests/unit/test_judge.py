@@ -251,7 +251,7 @@ class TestAssertions:
         assert outcome.assertions[2] == Reading.passed("judge score 5 (threshold 3): grounded", score=5)
         # `not` is the grader's business: the judge reports the raw reading.
         assert outcome.assertions[3].status == "pass"
-        assert outcome.assertions[4] == Reading.missing("context_recall: judge reply is not JSON")
+        assert outcome.assertions[4] == Reading.missing("context_recall: judge reply is not JSON", "judge-reply")
         assert outcome.calls == 4
 
     def test_inputs(self, tmp_path: Path) -> None:

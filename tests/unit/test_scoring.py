@@ -93,9 +93,9 @@ def check_judged(
 
 def check_repeats(scores: list[int], mean: float) -> None:
     # A score of 0 marks a failed judge call: missing evidence, not a zero.
-    readings = [Reading.passed(score=s) if s else Reading.missing("judge failed") for s in scores]
+    readings = [Reading.passed(score=s) if s else Reading.missing("judge failed", "judge-reply") for s in scores]
     assert mean_score(readings) == mean
-    assert mean_score([Reading.missing("x")]) is None
+    assert mean_score([Reading.missing("x", "judge-reply")]) is None
 
 
 def check_ensemble(members: list[list[int]], member_means: list[float], mean: float) -> None:

@@ -49,7 +49,7 @@ def test_one_failing_run_names_the_count_and_composite() -> None:
 
 def test_no_judge_is_missing_evidence_and_min_composite_fails() -> None:
     result = verdict(SAMPLE, Path("."), [run("Paris", score=None)], Rules(min_composite=5.5), ENGINE)
-    assert result.rubric["accuracy"] == Reading.missing(NO_JUDGE)
+    assert result.rubric["accuracy"] == Reading.missing(NO_JUDGE, "no-judge")
     assert result.failure is not None and "below --omk-min-composite 5.5" in result.failure
 
 

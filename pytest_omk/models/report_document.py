@@ -1,0 +1,74 @@
+"""The JSON report's run-wide sections, typed: ``config`` and ``summary``.
+
+Like the per-sample record (:mod:`pytest_omk.models.report`), these models both shape what the
+report writes and generate their part of ``schemas/report/v1/report.schema.json``. Their field
+order is the order the report has always written its keys in.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, ClassVar, Literal
+
+from pydantic import Field
+
+from pytest_omk.models.report import ModelCalls, Number, Outcome, Score, _Record
+
+RecordMode = Literal["new_episodes", "none", "all", "off"]
+
+
+class ReportConfig(_Record):
+    """Options that shaped the run. Never contains API keys or other secrets."""
+
+    # Every key is written by this version; all are optional so that a merge of older shards'
+    # reports (whose config is copied as it was) still validates and is written unchanged.
+    OPTIONAL_KEYS: ClassVar[tuple[str, ...]] = (
+        "executor", "model", "judge", "judgeModel", "rubricThreshold", "minComposite", "strict",
+        "recordMode", "concurrency", "retries", "timeout", "variants", "repeat", "minPassRate",
+        "baseline", "failOnRegression", "judgeTemplates", "shard",
+    )  # fmt: skip
+
+    executor: str | None = None
+    model: str | None = None
+    judge: str | None = None
+    judgeModel: str | None = None
+    rubricThreshold: Number = 0
+    minComposite: Number | None = None
+    strict: bool = False
+    recordMode: RecordMode = "off"
+    concurrency: int = Field(default=1, ge=1)
+    retries: int = Field(default=0, ge=0)
+    timeout: Number = Field(default=1, gt=0)
+    variants: dict[str, str] = Field(default_factory=dict)
+    repeat: int = Field(default=1, ge=1)
+    minPassRate: Number = Field(default=1, ge=0, le=1)
+    baseline: str | None = None
+    failOnRegression: Number | None = Field(default=None, ge=0)
+    judgeTemplates: dict[str, str] = Field(default_factory=dict)
+    """Judge template ids (version#hash) by kind."""
+    shard: Annotated[str | None, Field(pattern=r"^[0-9]+/[0-9]+$")] = None
+    """--omk-shard K/N: this run was the K-th of N shards (null: the whole run, or a merge of shards)."""
+
+
+class SummaryMeans(_Record):
+    """Each layer's mean over the samples that have a score for it (the terminal's column order)."""
+
+    assertions: Score = None
+    composite: Score = None
+    fact: Score = None
+    behavior: Score = None
+    judge: Score = None
+
+
+class ReportSummary(_Record):
+    """Run totals: outcome counts, layer means, model calls, cost, missing judge readings."""
+
+    OPTIONAL_KEYS: ClassVar[tuple[str, ...]] = ("judgeMissingReasons",)
+
+    samples: int = Field(ge=0)
+    outcomes: dict[Outcome, Annotated[int, Field(ge=0)]]
+    means: SummaryMeans
+    modelCalls: ModelCalls
+    costUSD: Number | None = Field(ge=0)
+    judgeReadingsMissing: int = Field(ge=0)
+    judgeMissingReasons: dict[str, Annotated[int, Field(ge=1)]] = Field(default_factory=dict)
+    """Why judge readings were not scored, with counts."""
