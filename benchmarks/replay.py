@@ -16,6 +16,7 @@ replaying CI has it.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import time
@@ -104,6 +105,33 @@ def _record(root: Path, samples: list[dict[str, Any]], probe: Path, url: str, ra
     return time.perf_counter() - started
 
 
+FLOOR_MODULE = """
+import json, pathlib, pytest
+CHECKS = json.loads((pathlib.Path(__file__).parent / "checks.json").read_text())
+
+@pytest.mark.parametrize("checks", CHECKS.values(), ids=CHECKS.keys())
+def test_sample(checks, subtests, capsys):
+    for index in range(checks):
+        with subtests.test(msg=f"check {index}"):
+            assert checks > 0
+"""
+
+
+def _floor(root: Path, samples: list[dict[str, Any]]) -> Path:
+    """pytest's floor for the same run: one test per sample and one passing subtest per check.
+
+    The test requests ``capsys``, so its subtests share one capture as the plugin's checks do.
+    Nothing is read, called or graded: this is what pytest needs for those items and reports.
+    """
+    floor = root / "floor"
+    floor.mkdir()
+    s.project_file(floor)
+    checks = {x["sample_id"]: len(x.get("assertions", [])) + len(x.get("rubric", {})) for x in samples}
+    (floor / "checks.json").write_text(json.dumps(checks), encoding="utf-8")
+    (floor / "test_floor.py").write_text(FLOOR_MODULE, encoding="utf-8")
+    return floor
+
+
 def _calls(samples: list[dict[str, Any]]) -> int:
     return sum(1 + len(sample.get("rubric", {})) for sample in samples)
 
@@ -133,14 +161,18 @@ def replay_rows(count: int) -> list[s.Row]:
             s.check_calls(result, live=0, replayed=calls)
             return result
 
-        runs: dict[str, list[s.RunResult]] = {"small": [], "large": []}
+        floor_dir = _floor(parent, samples[:count])
+        runs: dict[str, list[s.RunResult]] = {"small": [], "large": [], "floor": []}
         for _ in range(REPEATS):
             runs["small"].append(replay(small_dir, count, small_calls))
             runs["large"].append(replay(large_dir, 2 * count, large_calls))
+            runs["floor"].append(s.run_pytest("-q", cwd=floor_dir, plugins=(), cache=True, expect={"passed": count}))
         collected = s.run_pytest(
             *_omk("none"), "--collect-only", cwd=small_dir, env=env, cache=True, expect={}
         )
     small, large = (sorted(runs[k], key=lambda r: r.wall)[REPEATS // 2] for k in ("small", "large"))
+    floor = sorted(runs["floor"], key=lambda r: r.wall)[REPEATS // 2]
+    floor_rss = sorted(r.peak_rss_mb for r in runs["floor"])[REPEATS // 2]
     small_rss = sorted(r.peak_rss_mb for r in runs["small"])[REPEATS // 2]
     large_rss = sorted(r.peak_rss_mb for r in runs["large"])[REPEATS // 2]
     extra_kb = (large_rss - small_rss) * 1024 / count
@@ -173,6 +205,21 @@ def replay_rows(count: int) -> list[s.Row]:
             unit="MB",
             reference_label="target",
             limit=1.0,
+        ),
+        s.target_row(
+            f"replay {count:,} samples vs pytest's floor (same items and subtest reports)",
+            small.wall,
+            floor.wall,
+            reference_label="floor",
+            figure=f"{s.fmt(small.wall)}, {small_rss:.0f} MB",
+            comparison=f"floor {s.fmt(floor.wall)}, {floor_rss:.0f} MB",
+            notes=[
+                f"replay: pytest's floor (one test per sample, one passing subtest per check, capsys "
+                f"shared as the plugin shares its capture; nothing read or graded): wall "
+                f"{' / '.join(f'{r.wall:.2f}' for r in runs['floor'])} s, peak RSS "
+                f"{' / '.join(f'{r.peak_rss_mb:.0f}' for r in runs['floor'])} MB; memory ratio "
+                f"{small_rss / floor_rss:.2f}×"
+            ],
         ),
         s.Row(
             f"replay {2 * count:,} samples ({large_calls:,} calls)",

@@ -30,6 +30,10 @@ class Attempts:
     def __init__(self) -> None:
         self._seen: dict[str, int] = {}
 
+    def seen(self, nodeid: str) -> bool:
+        """Whether the item has had a setup (its first take is started or over)."""
+        return nodeid in self._seen
+
     def next_take(self, item: SampleItem, futures: dict[str, Any]) -> None:
         """Give a rerun of ``item`` the next take (its earlier future is dropped)."""
         take = self._seen.get(item.nodeid, -1) + 1

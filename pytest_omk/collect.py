@@ -75,6 +75,17 @@ class SampleItem(FullTraceback, pytest.Function):
         self.loaded = loaded
         self.bundle = bundle
         self.plan = plan
+        self._sample_id = loaded.sample.sample_id
+
+    def release(self) -> None:
+        """Drop the validated sample and its plan once the item has run (its reruns included).
+
+        What the reports and the summary need is in the record by then; the sample's model and
+        its strings were, with the reports, most of what a long run kept per sample. The item
+        still reports its id and line.
+        """
+        for name in ("loaded", "plan", "omk_record"):
+            self.__dict__.pop(name, None)
 
     @property
     def omk(self) -> SampleHost:
@@ -82,7 +93,7 @@ class SampleItem(FullTraceback, pytest.Function):
 
     @property
     def sample_id(self) -> str:
-        return self.loaded.sample.sample_id
+        return self._sample_id
 
     def setup(self) -> None:
         super().setup()
@@ -101,6 +112,13 @@ class SampleItem(FullTraceback, pytest.Function):
                 return line_repr(self.path, self.reportinfo()[1], str(excinfo.value))
             return str(excinfo.value)
         return super().repr_failure(excinfo)
+
+
+def release_collected(items: Iterable[pytest.Item]) -> None:
+    """After collection, files forget their samples: each item holds its own until it has run."""
+    for item in items:
+        if isinstance(item, SampleItem):
+            item.bundle.samples.clear()
 
 
 class SampleFile(pytest.File):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -12,9 +13,11 @@ from pytest_omk.collect import (
     CANONICAL_NAMES,
     AmbiguousSamples,
     SampleFile,
+    SampleItem,
     SplitDirectory,
     canonical_in,
     misnamed_sample_file,
+    release_collected,
     sample_host_key,
     skill_samples,
 )
@@ -101,6 +104,22 @@ def _register_explicit_samples(config: pytest.Config, session: OmkSession) -> No
         config.args = [*config.args, *extra] if explicit_args else extra
     else:
         config.args = [*config.args, *extra]  # beside testpaths (or the current directory)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # Last, after the session's own checks of the collected files.
+    release_collected(session.items)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, object, object]:
+    # Around every implementation, so that a rerun plugin's further attempts are over too.
+    try:
+        return (yield)
+    finally:
+        if isinstance(item, SampleItem):
+            item.release()
 
 
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> Any:

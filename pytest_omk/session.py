@@ -121,10 +121,10 @@ class OmkSession:
         return future
 
     def _start_indices(self, indices: list[int]) -> None:
-        """Start the calls of the items xdist just queued on this worker (by collection index)."""
+        """Start the calls of the items xdist queued here (by index); one already set up started its own."""
         for index in indices:
             item = self._adopted.get(id(self._items[index])) if 0 <= index < len(self._items) else None
-            if item is not None:
+            if item is not None and not self._attempts.seen(item.nodeid):
                 self.start(item)
 
     def _call_runner(self) -> CallRunner:

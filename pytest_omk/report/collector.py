@@ -47,9 +47,10 @@ class RecordCollector:
         self.regression: str | None = None
         """The regression gate's message when ``--omk-fail-on-regression`` tripped."""
         self.written: list[Written] = []
+        """One line per HTML/Markdown report written (or not writable), shown after the scores."""
         self.extra_secrets: tuple[str, ...] = ()
         """Secrets beyond the environment's (MCP tokens), scrubbed from the reports too."""
-        """One line per HTML/Markdown report written (or not writable), shown after the scores."""
+        self._keywords: dict[str, dict[str, Any]] = {}
         if settings.baseline:
             # Read now, so an unusable baseline is a usage error before any model is called.
             try:
@@ -77,6 +78,7 @@ class RecordCollector:
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Track outcomes and pick up records (a no-op for non-omk items)."""
+        self._share_keywords(report)
         if isinstance(report, pytest.SubtestReport):
             return
         record = getattr(report, "omk_record", None)
@@ -85,6 +87,15 @@ class RecordCollector:
         outcome = _outcome(report)
         if outcome is not None and self.outcomes.get(report.nodeid) != "error":
             self.outcomes[report.nodeid] = outcome
+
+    def _share_keywords(self, report: pytest.TestReport) -> None:
+        # pytest gives every report its own copy of the item's keywords (markers included) and
+        # the terminal reporter keeps every report to the end: with one report per check that
+        # was a tenth of a large replay's memory. The item's reports carry equal dicts; they now
+        # share the first one.
+        shared = self._keywords.setdefault(report.nodeid, report.keywords)  # type: ignore[arg-type]
+        if shared is not report.keywords and shared == report.keywords:
+            report.keywords = shared
 
     def ordered(self) -> list[dict[str, Any]]:
         """Records with their outcome, in the order pytest reported them."""

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_omk.js.v8 import JsEngine, JsTimeout, python_index
 from tests.unit._grading import ENGINE, status
@@ -90,3 +92,33 @@ def test_contains_uses_current_unicode_case_pairs() -> None:
     # U+A7CB / U+A7DC are case pairs added after Python 3.11's Unicode 14.
     assert status({"type": "contains", "value": "\ua7dc"}, "x \u019b y") == "pass"
     assert status({"type": "regex", "pattern": "^..$", "flags": "u"}, "😀") == "fail"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=40))
+def test_python_lowers_ascii_exactly_as_javascript(text: str) -> None:
+    assert ENGINE.lower(text) == ENGINE._call("lower", [text])
+
+
+def test_ascii_text_is_lowered_without_asking_v8() -> None:
+    engine = JsEngine()
+    try:
+        assert engine.lower("The OUTPUT", "Needle") == ["the output", "needle"]
+        assert engine.evaluations == 0
+    finally:
+        engine.close()
+
+
+def test_non_ascii_text_asks_v8_once_for_all_of_a_samples_checks() -> None:
+    engine = JsEngine()
+    try:
+        output = "Ünïcode \ua7dc OUTPUT"
+        for needle in ("A", "\u019b", "Ü", "b"):
+            low_output, _ = engine.lower(output, needle)
+            assert low_output == "ünïcode \u019b output"
+        # The output once, "\u019b" (already lower, still non-ASCII) once, "Ü" once.
+        assert engine.evaluations == 3
+        assert engine.lower("Ü", "\u019b") == ["ü", "\u019b"]
+        assert engine.evaluations == 3
+    finally:
+        engine.close()

@@ -1,0 +1,59 @@
+"""The lowest-versions run pins exactly the lower bounds pyproject.toml declares, and CI runs it."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+from packaging.version import Version
+
+REPO = Path(__file__).resolve().parents[2]
+PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
+# Tools that check the code without running it: the main CI step runs them at the newest versions.
+NOT_RUN_AT_LOWEST = {"ruff", "mypy", "types-pyyaml", "types-jsonschema"}
+REQUIREMENT = re.compile(r"^([A-Za-z0-9_.-]+)\s*(?:>=\s*([0-9][0-9A-Za-z.]*))?")
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _declared_lower_bounds() -> dict[str, str | None]:
+    project = PYPROJECT["project"]
+    requirements = [*project["dependencies"], *project["optional-dependencies"]["test"]]
+    bounds: dict[str, str | None] = {}
+    for requirement in requirements:
+        match = REQUIREMENT.match(requirement)
+        assert match, requirement
+        bounds[_canonical(match[1])] = match[2]
+    return bounds
+
+
+def _pins() -> dict[str, str]:
+    text = (REPO / ".ci" / "constraints-lowest.txt").read_text(encoding="utf-8")
+    pins: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            assert version, f"not an exact pin: {line!r}"
+            pins[_canonical(name)] = version.strip()
+    return pins
+
+
+def test_every_run_dependency_has_a_lower_bound_pinned_exactly() -> None:
+    bounds = {n: v for n, v in _declared_lower_bounds().items() if n not in NOT_RUN_AT_LOWEST}
+    missing = sorted(name for name, version in bounds.items() if version is None)
+    assert not missing, f"declare a tested lower bound for {missing}"
+    # As versions: a bound of 4.20 is pinned as 4.20.0.
+    pins = {name: Version(version) for name, version in _pins().items()}
+    assert pins == {name: Version(str(version)) for name, version in bounds.items()}
+
+
+def test_ci_runs_the_lowest_bounds_step_after_the_main_tests() -> None:
+    run = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    commands = [line.strip() for line in run.splitlines() if not line.lstrip().startswith("#")]
+    assert "bash .ci/lowest" in commands
+    assert commands.index("bash .ci/lowest") > commands.index("OMK_REQUIRE_SHARED=1 pytest -q -n 2")
+    lowest = (REPO / ".ci" / "lowest").read_text(encoding="utf-8")
+    assert "-c .ci/constraints-lowest.txt" in lowest

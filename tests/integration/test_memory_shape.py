@@ -1,0 +1,65 @@
+"""What a long run keeps of each sample once it has been reported (memory grows with it)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.integration.conftest import OmkRun, sample, write_sample_set
+
+# Counts, at the end of the run, the distinct keywords dicts among the reports pytest's terminal
+# reporter keeps, per item (one item, its setup/call/teardown and one report per check).
+KEYWORD_PROBE = """
+import pytest
+
+@pytest.hookimpl(trylast=True)
+def pytest_terminal_summary(terminalreporter):
+    reports = [r for kind in terminalreporter.stats.values() for r in kind if hasattr(r, "keywords")]
+    by_item = {}
+    for report in reports:
+        by_item.setdefault(report.nodeid, set()).add(id(report.keywords))
+    for nodeid, ids in sorted(by_item.items()):
+        count = sum(1 for r in reports if r.nodeid == nodeid)
+        terminalreporter.write_line(f"KEYWORDS {nodeid} reports={count} dicts={len(ids)}")
+"""
+
+
+@pytest.mark.parametrize("workers", [None, "2"])
+def test_an_items_reports_share_one_keywords_dict(pytester: pytest.Pytester, omk_run: OmkRun, workers: str | None) -> None:
+    if workers:
+        pytest.importorskip("xdist")
+    checks = [{"type": "contains", "value": "hello"}, {"type": "min_length", "value": 1}, {"type": "not_contains", "value": "x"}]
+    write_sample_set(pytester, *(sample(f"s{i}", capability=["a", "b"], assertions=checks) for i in range(3)))
+    pytester.makeconftest(KEYWORD_PROBE)
+    extra = ("-n", workers) if workers else ()
+    result = omk_run("--omk-executor", "echo", "-rA", *extra, subprocess=bool(workers))
+    result.assert_outcomes(passed=3)
+    lines = [line for line in result.stdout.lines if line.startswith("KEYWORDS ")]
+    assert len(lines) == 3, result.stdout.lines[-20:]
+    for line in lines:
+        # -rA keeps the passed reports: setup, call, teardown and the three checks' reports.
+        assert "reports=" in line and line.endswith("dicts=1"), line
+        assert int(line.split("reports=")[1].split()[0]) >= 4, line
+
+
+RELEASE_PROBE = """
+import pytest
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session):
+    for item in session.items:
+        bundle = getattr(item, "bundle", None)
+        print(f"\\nHELD {item.name} loaded={hasattr(item, 'loaded')} plan={hasattr(item, 'plan')} "
+              f"file_samples={len(bundle.samples) if bundle else '-'} line={item.reportinfo()[1]}")
+"""
+
+
+def test_a_run_item_holds_no_sample_model_and_files_forget_their_samples(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+    write_sample_set(pytester, *(sample(f"s{i}", assertions=[{"type": "contains", "value": "hello"}]) for i in range(3)))
+    pytester.makeconftest(RELEASE_PROBE)
+    result = omk_run("--omk-executor", "echo", "-s")
+    result.assert_outcomes(passed=3)
+    held = [line for line in result.stdout.lines if line.startswith("HELD ")]
+    assert len(held) == 3, result.stdout.lines[-20:]
+    for line in held:
+        # The item still knows where its sample is defined (plugins print locations after the run).
+        assert " loaded=False plan=False file_samples=0 line=" in line and not line.endswith("line=None"), line
