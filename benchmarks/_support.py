@@ -271,6 +271,16 @@ def run_pytest(
     return result
 
 
+def median_run(runs: Sequence[RunResult]) -> RunResult:
+    """The run with the median wall time (the middle one of an odd number)."""
+    return sorted(runs, key=lambda r: r.wall)[len(runs) // 2]
+
+
+def median_rss(runs: Sequence[RunResult]) -> float:
+    """The median peak RSS of ``runs`` in MB (taken on its own: not the median-wall run's)."""
+    return sorted(r.peak_rss_mb for r in runs)[len(runs) // 2]
+
+
 def best_of(n: int, func: Any) -> tuple[float, RunResult]:
     """Run ``func()`` (returning a :class:`RunResult`) ``n`` times; the fastest wall and its run."""
     best: RunResult | None = None

@@ -34,11 +34,6 @@ ROUNDS = 3
 XDIST = ("pytest_omk.plugin", "xdist.plugin")
 
 
-def median_run(runs: list[s.RunResult]) -> s.RunResult:
-    """The run with the median wall time (the middle one of an odd number)."""
-    return sorted(runs, key=lambda r: r.wall)[len(runs) // 2]
-
-
 def _walls(runs: list[s.RunResult]) -> str:
     return " / ".join(f"{r.wall:.2f}" for r in runs) + " s"
 
@@ -110,7 +105,7 @@ def run(quick: bool) -> list[s.Row]:
 
 
 def _rows(count: int, runs: dict[str, list[s.RunResult]], timeline: list[str]) -> list[s.Row]:
-    omk, n2, bare = (median_run(runs[name]) for name in ("in process", "-n 2", "bare httpx"))
+    omk, n2, bare = (s.median_run(runs[name]) for name in ("in process", "-n 2", "bare httpx"))
     rounds = w.whole_rounds(count, w.CONCURRENCY, w.LATENCY)
     bare_inner = float(json.loads(bare.output.strip().splitlines()[-1])["seconds"])
     label = f"{count} samples × 2 checks, 250 ms, 32 in flight"

@@ -170,11 +170,8 @@ def replay_rows(count: int) -> list[s.Row]:
         collected = s.run_pytest(
             *_omk("none"), "--collect-only", cwd=small_dir, env=env, cache=True, expect={}
         )
-    small, large = (sorted(runs[k], key=lambda r: r.wall)[REPEATS // 2] for k in ("small", "large"))
-    floor = sorted(runs["floor"], key=lambda r: r.wall)[REPEATS // 2]
-    floor_rss = sorted(r.peak_rss_mb for r in runs["floor"])[REPEATS // 2]
-    small_rss = sorted(r.peak_rss_mb for r in runs["small"])[REPEATS // 2]
-    large_rss = sorted(r.peak_rss_mb for r in runs["large"])[REPEATS // 2]
+    small, large, floor = (s.median_run(runs[k]) for k in ("small", "large", "floor"))
+    small_rss, large_rss, floor_rss = (s.median_rss(runs[k]) for k in ("small", "large", "floor"))
     extra_kb = (large_rss - small_rss) * 1024 / count
     extra_ms = (large.wall - small.wall) * 1000 / count
     walls = {k: " / ".join(f"{r.wall:.2f}" for r in v) for k, v in runs.items()}
@@ -216,8 +213,7 @@ def replay_rows(count: int) -> list[s.Row]:
             notes=[
                 f"replay: pytest's floor (one test per sample, one passing subtest per check, capsys "
                 f"shared as the plugin shares its capture; nothing read or graded): wall "
-                f"{' / '.join(f'{r.wall:.2f}' for r in runs['floor'])} s, peak RSS "
-                f"{' / '.join(f'{r.peak_rss_mb:.0f}' for r in runs['floor'])} MB; memory ratio "
+                f"{walls['floor']} s, peak RSS {rss['floor']} MB; memory ratio "
                 f"{small_rss / floor_rss:.2f}×"
             ],
         ),

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import Any
 
 DEFAULT_TIMEOUT = 2.0
+"""Seconds one evaluation may run (a catastrophic backtracking pattern is stopped, not waited for)."""
 RECENT_LOWERED = 8
 """Non-ASCII texts whose ``toLowerCase()`` is kept (a sample's checks lower the same output in turn)."""
-"""Seconds one evaluation may run (a catastrophic backtracking pattern is stopped, not waited for)."""
 
 _PRELUDE = r"""
 (() => {
