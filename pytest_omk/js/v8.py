@@ -81,6 +81,8 @@ class JsEngine:
         self._racer: Any = None
         self._lock = threading.Lock()
         self._recent: dict[str, str] = {}
+        # Every sample of a set is validated against the same few patterns; compiling is pure.
+        self._compiled: dict[tuple[str, str], str | None] = {}
         self._evaluations = 0
 
     def _call(self, op: str, *args: Any) -> Any:
@@ -126,9 +128,12 @@ class JsEngine:
                 atexit.unregister(self.close)
 
     def regex_error(self, pattern: str, flags: str) -> str | None:
-        """Why ``new RegExp(pattern, flags)`` throws, or ``None`` when it compiles."""
-        result: str | None = self._call("compile", pattern, flags)
-        return result
+        """Why ``new RegExp(pattern, flags)`` throws, or ``None`` when it compiles (asked once
+        per pattern and flags)."""
+        key = (pattern, flags)
+        if key not in self._compiled:
+            self._compiled[key] = self._call("compile", pattern, flags)
+        return self._compiled[key]
 
     def search(self, pattern: str, flags: str, text: str) -> Match | None:
         """The first match of ``/pattern/flags`` in ``text`` as ``RegExp.prototype.exec`` finds it

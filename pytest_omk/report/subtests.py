@@ -20,7 +20,7 @@ from pytest_omk.models.results import Reading
 from pytest_omk.models.run import SampleRun
 from pytest_omk.report.failure_text import failure_line
 from pytest_omk.report.records import assertion_records, execution_record, model_calls, rubric_records
-from pytest_omk.report.repeated import fill_repeated_record
+from pytest_omk.report.repeated import repeated_parts
 
 if TYPE_CHECKING:
     from pytest_omk.collect import SampleItem
@@ -43,18 +43,22 @@ def emit_reading(reading: Reading, *, strict: bool, tripwire: bool = False) -> N
 
 def fill_record(wire: dict[str, Any], sample: Sample, runs: list[SampleRun], graded: Verdict) -> None:
     """Complete the sample's record (its wire form, in place) with what was graded."""
-    record = SampleRecord.of(wire)
     if graded.repeats is not None:
-        fill_repeated_record(record, sample, runs, graded, graded.repeats)
+        parts = repeated_parts(sample, runs, graded, graded.repeats)
     else:
         [run] = runs
-        record.scores = LayerScores.model_validate(scores_record(graded.runs[0].scores))
-        record.assertions = assertion_records(list(sample.assertions or []), graded.readings)
-        record.rubric = rubric_records(sample, graded.rubric)
-        record.execution = execution_record(run.execution)
-        record.urls = list(run.resolved.urls)
-        record.modelCalls = model_calls(run)
-    wire.update(record.wire())
+        parts = {
+            "scores": LayerScores.model_validate(scores_record(graded.runs[0].scores)),
+            "assertions": assertion_records(list(sample.assertions or []), graded.readings),
+            "rubric": rubric_records(sample, graded.rubric),
+            "execution": execution_record(run.execution),
+            "urls": list(run.resolved.urls),
+            "modelCalls": model_calls(run),
+        }
+    # The parts are validated models already, and the rest of the record is in the wire form
+    # from setup: only the parts are serialized (validating and dumping the whole record again
+    # was a twentieth of a replay's main thread).
+    wire.update(SampleRecord.model_construct(**parts).model_dump(mode="json", include=set(parts)))
 
 
 def checks(sample: Sample, graded: Verdict) -> list[tuple[str, Reading]]:
