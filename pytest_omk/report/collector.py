@@ -7,6 +7,7 @@ xdist: no temporary files, no shared memory, only pytest's own report channel.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,7 @@ from pytest_omk.compare.baseline import load_baseline, regression_message
 from pytest_omk.compare.render import comparison_lines
 from pytest_omk.compat import junit_xml
 from pytest_omk.errors import ConfigError
+from pytest_omk.gc_policy import collections_deferred
 from pytest_omk.recordings.scrub import secrets_from_env
 from pytest_omk.report.json_report import build_report
 from pytest_omk.report.outputs import ReportTargets, Written, write_reports
@@ -51,6 +53,8 @@ class RecordCollector:
         self.extra_secrets: tuple[str, ...] = ()
         """Secrets beyond the environment's (MCP tokens), scrubbed from the reports too."""
         self._keywords: dict[str, dict[str, Any]] = {}
+        self._rows: list[dict[str, Any]] | None = None
+        self._resume_gc: Callable[[], None] = lambda: None
         if settings.baseline:
             # Read now, so an unusable baseline is a usage error before any model is called.
             try:
@@ -98,7 +102,10 @@ class RecordCollector:
             report.keywords = shared
 
     def ordered(self) -> list[dict[str, Any]]:
-        """Records with their outcome, in the order pytest reported them."""
+        """Records with their outcome, in the order pytest reported them (built once the session
+        has finished: the JSON report and the terminal summary share the rows)."""
+        if self._rows is not None:
+            return self._rows
         rows = [
             {**record, "outcome": self.outcomes.get(nodeid, "unknown")} for nodeid, record in self.records.items()
         ]
@@ -122,7 +129,8 @@ class RecordCollector:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        rows = self.ordered()
+        self._resume_gc = collections_deferred()  # see pytest_omk.gc_policy
+        rows = self._rows = self.ordered()
         if self.settings.record_mode == "rewrite":
             self._prune_unused(rows)
         if not rows:
@@ -139,6 +147,9 @@ class RecordCollector:
         if targets.wanted:
             document = {**build_report(rows, totals, settings, analysis), **self._run_section(session)}
             self.written = write_reports(document, targets, {*secrets_from_env(os.environ), *self.extra_secrets})
+
+    def pytest_unconfigure(self) -> None:
+        self._resume_gc()
 
     def _run_section(self, session: pytest.Session) -> dict[str, Any]:
         run_info = self.config.pluginmanager.get_plugin("omk-run-info")
