@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 from pytest_omk.endpoints import executor_endpoint
 from pytest_omk.execute.base import Executor, TransientError
 from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy, call_with_retries
+from pytest_omk.execute.tls import SharedTls
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
 from pytest_omk.progress import CallProgress
@@ -67,7 +68,7 @@ class CallRunner:
             self._loop.close()
 
 
-async def preload(*, judge: bool) -> Any:
+async def preload(tls: SharedTls, *, judge: bool) -> None:
     """Import the call path and build the run's one TLS context (off the main thread, early).
 
     Runs on the call loop while pytest collects: the imports and the CA bundle (tens of
@@ -79,24 +80,31 @@ async def preload(*, judge: bool) -> Any:
         importlib.import_module(name)
     if judge:
         importlib.import_module("pytest_omk.judge.judge")
-    from pytest_omk.execute.http_client import shared_ssl_context
-
-    return shared_ssl_context()
+    tls.context()
 
 
-async def warm_clients(executors: list[Executor], ssl_context: concurrent.futures.Future[Any] | None) -> None:
-    """Open each executor's HTTP client now (those that have one), sharing the TLS context."""
-    context = None
-    if ssl_context is not None:
-        with contextlib.suppress(Exception):  # without it, each client builds its own
-            context = await asyncio.wrap_future(ssl_context)
+def share_tls(executors: list[Executor], tls: SharedTls) -> list[Executor]:
+    """Give the executors that build HTTP clients the run's one TLS context; returns ``executors``.
+
+    Called before any call is submitted: a call that starts before :func:`warm_clients` has run
+    still builds its client with the shared context.
+    """
+    for executor in executors:
+        share = getattr(executor, "share_tls", None)
+        if share is not None:
+            share(tls)
+    return executors
+
+
+async def warm_clients(executors: list[Executor]) -> None:
+    """Open each executor's HTTP client now (those that have one)."""
     for executor in executors:
         warm = getattr(executor, "warm", None)
         if warm is not None:
             # Best effort: a client that cannot be built now fails its first call instead, with
             # the call's own error handling.
             with contextlib.suppress(Exception):
-                await warm(context)
+                await warm()
 
 
 @dataclass

@@ -17,6 +17,7 @@ import pytest
 from pytest_omk.attempts import Attempts, wait_for_runs
 from pytest_omk.compat import item_level_capture
 from pytest_omk.errors import OmkError
+from pytest_omk.execute.tls import SharedTls
 from pytest_omk.file_checks import check_sample_file
 from pytest_omk.gc_policy import collector_paused, young_collections_spaced
 from pytest_omk.loading.display import display_path
@@ -54,7 +55,7 @@ class OmkSession:
         self._futures: dict[str, concurrent.futures.Future[list[SampleRun]]] = {}
         self._unmet: dict[Path, list[str]] = {}
         self._feed: WorkerFeed | None = None
-        self._ssl_context: concurrent.futures.Future[Any] | None = None
+        self._tls = SharedTls()
         # JUnit properties cost memory per item: built only when a JUnit file is written.
         self._junit = bool(getattr(config.option, "xmlpath", None))
         self._recordings_root = (
@@ -140,16 +141,15 @@ class OmkSession:
             return
         from pytest_omk.runtime import preload
 
-        self._ssl_context = self._call_runner().submit(preload(judge=self.calls.judge_spec is not None))
+        self._call_runner().submit(preload(self._tls, judge=self.calls.judge_spec is not None))
 
     def _warm_clients(self) -> None:
-        """Open the executors' HTTP clients on the loop before the first wave of calls."""
-        if self.settings.record_mode == "none":
-            return  # nothing may be opened in a replay-only run
-        from pytest_omk.runtime import warm_clients
+        """Share the TLS context (before any call is submitted) and open the HTTP clients early."""
+        from pytest_omk.runtime import share_tls, warm_clients
 
-        executors = self.calls.executors()
-        self._call_runner().submit(warm_clients(executors, self._ssl_context))
+        executors = share_tls(self.calls.executors(), self._tls)
+        if self.settings.record_mode != "none":  # nothing may be opened in a replay-only run
+            self._call_runner().submit(warm_clients(executors))
 
     def setup_item(self, item: SampleItem) -> None:
         """Setup phase: skip, or wait for the item's model calls (failure = ERROR)."""

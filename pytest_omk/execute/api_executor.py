@@ -8,12 +8,12 @@ closes the client; :func:`one_call_result` turns an answer's text, usage and tim
 
 from __future__ import annotations
 
-import ssl
 from collections.abc import Mapping
 
 import httpx
 
 from pytest_omk.execute.http_client import ApiEndpoint, JsonApiClient, Usage
+from pytest_omk.execute.tls import SharedTls
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
 
@@ -58,9 +58,13 @@ class ApiExecutor:
         """One API call; ``TransientError`` / ``ExecutionError`` on failure."""
         raise NotImplementedError
 
-    async def warm(self, ssl_context: ssl.SSLContext | None = None) -> None:
+    def share_tls(self, tls: SharedTls) -> None:
+        """Use the run's one TLS context (see :meth:`JsonApiClient.share_tls`)."""
+        self._http.share_tls(tls)
+
+    async def warm(self) -> None:
         """Open the HTTP client ahead of the first call (see :meth:`JsonApiClient.warm`)."""
-        await self._http.warm(ssl_context)
+        await self._http.warm()
 
     async def aclose(self) -> None:
         """Close the HTTP connection pool."""

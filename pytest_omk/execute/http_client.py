@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ssl
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -24,11 +23,7 @@ import httpx
 from pytest_omk.bodies import read_capped
 from pytest_omk.errors import ConfigError, ExecutionError
 from pytest_omk.execute.http_errors import check_status, json_object, timed_out, transport_error
-
-
-def shared_ssl_context() -> ssl.SSLContext:
-    """The TLS context httpx would build for a client (CA bundle, ``SSL_CERT_FILE``/``SSL_CERT_DIR``)."""
-    return httpx.create_ssl_context(verify=True, trust_env=True)
+from pytest_omk.execute.tls import SharedTls
 
 
 def http_base_url(base_url: str, variable: str) -> httpx.URL:
@@ -125,17 +120,18 @@ class JsonApiClient:
         self._transport = transport
         self._client: httpx.AsyncClient | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._ssl_context: ssl.SSLContext | None = None
+        self._tls: SharedTls | None = None
 
-    async def warm(self, ssl_context: ssl.SSLContext | None = None) -> None:
-        """Build the connection pool now, on the running loop, with ``ssl_context`` shared.
+    def share_tls(self, tls: SharedTls) -> None:
+        """Build clients with the run's one TLS context (set before the first call is submitted).
 
-        An ``httpx.AsyncClient`` loads the CA bundle when it is created (tens of milliseconds);
-        done inside the first call, every call of the first wave would wait for it. One context
-        built once serves every client of the run.
+        An ``httpx.AsyncClient`` otherwise loads the CA bundle itself when it is created (tens of
+        milliseconds, inside the first call, which the whole first wave then waits for).
         """
-        if ssl_context is not None:
-            self._ssl_context = ssl_context
+        self._tls = tls
+
+    async def warm(self) -> None:
+        """Build the connection pool now, on the running loop, ahead of the first call."""
         self._current_client()
 
     def _current_client(self) -> httpx.AsyncClient:
@@ -145,7 +141,7 @@ class JsonApiClient:
             self._client = httpx.AsyncClient(
                 timeout=httpx.Timeout(self.timeout),
                 transport=self._transport,
-                verify=True if self._ssl_context is None else self._ssl_context,
+                verify=True if self._tls is None else self._tls.context(),
                 follow_redirects=False,
                 trust_env=True,
             )

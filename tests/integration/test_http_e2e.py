@@ -302,3 +302,30 @@ def test_a_url_that_cannot_be_fetched_errors_the_sample_and_is_never_sent_raw(
     assert all("/missing" not in r.user for r in llm.requests)
     by_id = report_samples(load_report(pytester.path / "r.json"))
     assert by_id["gone"]["outcome"] == "error"
+
+
+def test_the_whole_run_builds_one_tls_context_even_when_calls_start_before_the_warm_up(
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The CA bundle is loaded once: by the warm-up while pytest collects, shared by every client.
+
+    The calls are submitted right after the clients' warm-up, so the first of them used to build
+    its client before the warm-up had handed the shared context over, loading the bundle again
+    inside the first wave of calls.
+    """
+    import ssl
+
+    builds: list[object] = []
+    original = ssl.create_default_context
+
+    def counting(*args: Any, **kwargs: Any) -> ssl.SSLContext:
+        builds.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(ssl, "create_default_context", counting)
+    write_samples(pytester, "eval-samples.json", sample_set(*(sample(f"s{i}", "Say hi") for i in range(40))))
+    llm.add_rule("Say hi", "hi there")
+    result = omk_run("--omk-executor", "openai", "--omk-judge", "openai", "--omk-concurrency", "32")
+    result.assert_outcomes(passed=40)
+    assert len(model_requests(llm)) == 40
+    assert len(builds) == 1

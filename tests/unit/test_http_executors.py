@@ -353,10 +353,10 @@ def test_warmed_executors_share_one_tls_context_and_reuse_their_client(
     fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """One CA bundle load for the whole run; the clients exist before the first call."""
-    import concurrent.futures
     import ssl
 
-    from pytest_omk.runtime import preload, warm_clients
+    from pytest_omk.execute.tls import SharedTls
+    from pytest_omk.runtime import preload, share_tls, warm_clients
 
     built: list[ssl.SSLContext] = []
     original = ssl.create_default_context
@@ -370,11 +370,11 @@ def test_warmed_executors_share_one_tls_context_and_reuse_their_client(
         OpenAIExecutor(10, base_url=fake_llm.openai_base_url, api_key=KEY),
         AnthropicExecutor(10, base_url=fake_llm.base_url, api_key=KEY),
     ]
+    tls = SharedTls()
 
     async def go() -> list[bool]:
-        context: concurrent.futures.Future[Any] = concurrent.futures.Future()
-        context.set_result(await preload(judge=False))
-        await warm_clients(list(executors), context)
+        await preload(tls, judge=False)
+        await warm_clients(share_tls(list(executors), tls))
         clients = [e._http._client for e in executors]
         assert all(c is not None for c in clients)
         for executor in executors:
@@ -385,4 +385,23 @@ def test_warmed_executors_share_one_tls_context_and_reuse_their_client(
         return reused
 
     assert asyncio.run(go()) == [True, True]
-    assert len(built) == 1
+    assert len(built) == 1 and tls.builds == 1
+
+
+def test_a_client_built_before_the_warm_up_builds_the_shared_context_itself(fake_llm: FakeLLM) -> None:
+    """Whichever comes first, the warm-up or a call, the context is built once and shared."""
+    from pytest_omk.execute.tls import SharedTls
+    from pytest_omk.runtime import preload, share_tls
+
+    executor = OpenAIExecutor(10, base_url=fake_llm.openai_base_url, api_key=KEY)
+    tls = SharedTls()
+
+    async def go() -> None:
+        share_tls([executor], tls)
+        await executor.execute(ExecutionRequest(prompt="hello"))  # before any warm-up
+        assert tls.builds == 1
+        await preload(tls, judge=False)
+        await executor.aclose()
+
+    asyncio.run(go())
+    assert tls.builds == 1
