@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from pytest_omk.field_docs import document_fields
 from pytest_omk.models import ASSERTION_CLASSES, SampleSet
 from pytest_omk.report import report_schema
 
@@ -73,6 +74,7 @@ _HEADER_ORDER = (
 
 def build_schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of an ``omk.eval-sample-set/v2`` document."""
+    document_fields(SampleSet)
     raw = SampleSet.model_json_schema(by_alias=True, mode="validation")
     _walk(raw, _plain_json_schema)
     defs: dict[str, Any] = raw["$defs"]

@@ -52,7 +52,8 @@ class StrictModel(BaseModel):
         strict=True,
         frozen=True,
         populate_by_name=False,
-        use_attribute_docstrings=True,
+        # No use_attribute_docstrings: the schema generators add the field docstrings themselves
+        # (pytest_omk.field_docs); pydantic reading every model's source cost each pytest run.
     )
 
     @model_validator(mode="before")

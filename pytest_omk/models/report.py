@@ -28,7 +28,7 @@ Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed", 
 class _Record(BaseModel):
     """A record part: unknown keys are ignored (older reports), optional keys stay absent."""
 
-    model_config = ConfigDict(extra="ignore", use_attribute_docstrings=True)
+    model_config = ConfigDict(extra="ignore")  # field docstrings: see pytest_omk.field_docs
     OPTIONAL_KEYS: ClassVar[tuple[str, ...]] = ()
 
     @model_serializer(mode="wrap")
@@ -57,9 +57,7 @@ class RunTally(_Record):
     fail: int = Field(default=0, ge=0)
     missing: int = Field(default=0, ge=0)
 
-    model_config = ConfigDict(
-        extra="ignore", use_attribute_docstrings=True, populate_by_name=True, serialize_by_alias=True
-    )
+    model_config = ConfigDict(extra="ignore", populate_by_name=True, serialize_by_alias=True)
 
 
 class AssertionEntry(_Record):

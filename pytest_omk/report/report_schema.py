@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from pytest_omk.field_docs import document_fields
 from pytest_omk.models import report as models
 from pytest_omk.models import report_document as document
 
@@ -51,6 +52,7 @@ _CONSTRAINTS = {"ge": "minimum", "le": "maximum", "gt": "exclusiveMinimum", "lt"
 def sample_definitions() -> dict[str, Any]:
     """The ``$defs`` entries generated from the models, under the schema's own names."""
     defs: dict[str, Any] = {}
+    document_fields(*_ROOTS)
     for root in _ROOTS:
         raw = root.model_json_schema(mode="validation", ref_template="#/$defs/{model}")
         defs.update(raw.pop("$defs", {}))

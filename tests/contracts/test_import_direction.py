@@ -18,7 +18,7 @@ PACKAGE = Path(pytest_omk.__file__).parent
 LAYERS = [
     ("pytest_omk", "errors", "js", "proctree", "bodies"),
     ("models", "converters", "shard", "mcp_servers", "requires", "xdist_prefetch", "endpoints", "progress",
-     "preflight", "gc_policy", "status_files"),
+     "preflight", "gc_policy", "status_files", "field_docs"),
     ("recordings",),
     ("loading", "execute", "agent", "grade", "compare", "offline"),
     ("runtime", "resolve", "judge"),
