@@ -17,6 +17,7 @@ from pytest_omk.judge.select import same_model_warning, select_judge
 from pytest_omk.settings import Settings
 
 if TYPE_CHECKING:
+    from pytest_omk.agent.options import AgentOptions
     from pytest_omk.execute.base import Executor
     from pytest_omk.judge.judge import LLMJudge
     from pytest_omk.models.run import SamplePlan
@@ -90,8 +91,7 @@ class CallWiring:
         """The model under test, or ``None`` when none is configured."""
         if not self._executor_built:
             self._executor_built = True
-            from pytest_omk.agent.options import AgentOptions
-            from pytest_omk.execute.factory import make_executor, wrap_callable
+            from pytest_omk.execute.factory import is_agent_spec, make_executor, wrap_callable
 
             made = self.config.hook.pytest_omk_make_executor(config=self.config)
             try:
@@ -102,11 +102,18 @@ class CallWiring:
                         self.settings.executor,
                         timeout=self.settings.timeout,
                         capabilities=self.settings.executor_capabilities,
-                        agent=AgentOptions.from_settings(self.settings),
+                        agent=self._agent_options() if is_agent_spec(self.settings.executor) else None,
                     )
             except ConfigError as exc:
                 raise pytest.UsageError(f"omk: {exc}") from None
         return self._executor
+
+    def _agent_options(self) -> AgentOptions:
+        # Imported only for the agent: the agent package (its providers, tools and MCP client)
+        # cost a plain API run about 30 ms of start-up before its first call.
+        from pytest_omk.agent.options import AgentOptions
+
+        return AgentOptions.from_settings(self.settings)
 
     def stages(self) -> Stages:
         if self._stages is None:

@@ -45,6 +45,11 @@ BUILTIN_EXECUTORS = (*_BUILTINS, "agent")
 _AGENT_SPECS = ("agent", "agent:openai", "agent:anthropic")
 
 
+def is_agent_spec(spec: str) -> bool:
+    """Whether ``spec`` names the built-in agent (the only executor that reads agent options)."""
+    return spec.strip() in _AGENT_SPECS
+
+
 def _agent(spec: str, timeout: float, options: AgentOptions | None) -> Executor:
     # Imported here: the agent package (and the MCP SDK behind it) costs nothing unless used.
     from pytest_omk.agent import AgentExecutor, AgentOptions

@@ -329,3 +329,21 @@ def test_the_whole_run_builds_one_tls_context_even_when_calls_start_before_the_w
     result.assert_outcomes(passed=40)
     assert len(model_requests(llm)) == 40
     assert len(builds) == 1
+
+
+def test_a_plain_api_run_never_imports_the_agent(pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM) -> None:
+    """The agent package (providers, tools, the MCP client) is start-up a plain API run does not need."""
+    pytester.makeconftest(
+        """
+        import json, sys
+
+        def pytest_sessionfinish(session):
+            loaded = sorted(m for m in sys.modules if m.startswith(("pytest_omk.agent", "mcp")))
+            (session.config.rootpath / "loaded.json").write_text(json.dumps(loaded))
+        """
+    )
+    write_samples(pytester, "eval-samples.json", sample_set(sample("hi", "Say hi")))
+    llm.add_rule("Say hi", "hi there")
+    result = omk_run("--omk-executor", "openai", "--omk-judge", "openai", subprocess=True)
+    result.assert_outcomes(passed=1)
+    assert json.loads((pytester.path / "loaded.json").read_text()) == []
