@@ -68,8 +68,27 @@ class _OmkYamlLoader(_Loader):  # type: ignore[misc]
             seen.add(key)
         return super().construct_mapping(node, deep=deep)  # type: ignore[no-any-return]
 
-    def construct_yaml_int(self, node: Any) -> int | float:
+    def _typed_text(self, node: Any) -> str:
+        """The scalar's text, checked against its tag's core-schema form.
+
+        Implicitly typed scalars always match; an explicit tag such as ``!!bool "maybe"`` may not,
+        and js-yaml refuses it, so it is an error here too, never a guess.
+        """
         text = str(self.construct_scalar(node))
+        if not _CORE_FORMS[node.tag].match(text):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"{text!r} is not a valid !!{node.tag.rsplit(':', 1)[-1]} value", node.start_mark
+            )
+        return text
+
+    def construct_yaml_null(self, node: Any) -> None:
+        self._typed_text(node)
+
+    def construct_yaml_bool(self, node: Any) -> bool:
+        return self._typed_text(node) in ("true", "True", "TRUE")
+
+    def construct_yaml_int(self, node: Any) -> int | float:
+        text = self._typed_text(node)
         sign = -1 if text.startswith("-") else 1
         digits = text.lstrip("+-")
         base = {"0b": 2, "0o": 8, "0x": 16}.get(digits[:2], 10)
@@ -81,7 +100,7 @@ class _OmkYamlLoader(_Loader):  # type: ignore[misc]
         return _js_number(value)
 
     def construct_yaml_float(self, node: Any) -> float:
-        text = str(self.construct_scalar(node)).lower()
+        text = self._typed_text(node).lower()
         sign = -1.0 if text.startswith("-") else 1.0
         body = text.lstrip("+-")
         if body == ".inf":
@@ -117,11 +136,16 @@ _IMPLICIT: list[tuple[str, str, str]] = [
         "0123456789",
     ),
 ]
+_CORE_FORMS: dict[str, re.Pattern[str]] = {
+    tag: re.compile(f"^(?:{pattern})$") for tag, pattern, _ in _IMPLICIT[:4]
+}
 _OmkYamlLoader.yaml_implicit_resolvers = {}
 for _tag, _pattern, _first in _IMPLICIT:
     _OmkYamlLoader.add_implicit_resolver(_tag, re.compile(f"^(?:{_pattern})$"), list(_first))
 # An empty plain scalar (``key:``) has no first character; PyYAML looks it up under "".
 _OmkYamlLoader.add_implicit_resolver("tag:yaml.org,2002:null", re.compile("^$"), [""])
+_OmkYamlLoader.add_constructor("tag:yaml.org,2002:null", _OmkYamlLoader.construct_yaml_null)
+_OmkYamlLoader.add_constructor("tag:yaml.org,2002:bool", _OmkYamlLoader.construct_yaml_bool)
 _OmkYamlLoader.add_constructor("tag:yaml.org,2002:int", _OmkYamlLoader.construct_yaml_int)
 _OmkYamlLoader.add_constructor("tag:yaml.org,2002:float", _OmkYamlLoader.construct_yaml_float)
 _OmkYamlLoader.add_constructor(_TAG_YAML11_BOOL, _OmkYamlLoader.construct_ambiguous)

@@ -253,3 +253,33 @@ def test_syntax_errors_carry_the_parsers_line_and_column(raw: bytes, yaml_format
     with pytest.raises(SampleFileError) as caught:
         parse_text(raw, path="f.yaml", yaml_format=yaml_format)
     assert caught.value.message == shown
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        # Found by the loader fuzz test: PyYAML's bool constructor raised a bare KeyError here.
+        ('a: !!bool ": false"\n', "invalid YAML: ': false' is not a valid !!bool value"),
+        # PyYAML would accept the YAML 1.1 forms; js-yaml (the format's owner) refuses them.
+        ("a: !!bool yes\n", "invalid YAML: 'yes' is not a valid !!bool value"),
+        ("a: !!int 1_000\n", "invalid YAML: '1_000' is not a valid !!int value"),
+        ("a: !!int abc\n", "invalid YAML: 'abc' is not a valid !!int value"),
+        ("a: !!null nothing\n", "invalid YAML: 'nothing' is not a valid !!null value"),
+        ('a: !!float "1,5"\n', "invalid YAML: '1,5' is not a valid !!float value"),
+    ],
+)
+def test_explicitly_tagged_scalar_must_have_its_tags_form(text: str, shown: str) -> None:
+    from pytest_omk.loading.parse import parse_text
+
+    with pytest.raises(SampleFileError) as caught:
+        parse_text(text.encode(), path="f.yaml", yaml_format=True)
+    assert caught.value.message == f"f.yaml: a (line 1, column 4): {shown}"
+
+
+def test_explicitly_tagged_scalar_in_its_form_is_typed() -> None:
+    from pytest_omk.loading.parse import parse_text
+
+    text = 'a: !!int "0x1F"\nb: !!float 1\nc: !!bool "False"\nd: !!null ""\ne: !!str 10\n'
+    assert parse_text(text.encode(), path="f.yaml", yaml_format=True) == {
+        "a": 31, "b": 1.0, "c": False, "d": None, "e": "10"
+    }
