@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TextIO
 
 from pytest_omk.recordings.scrub import Scrubber
 
@@ -58,17 +58,17 @@ def write_reports(document: Mapping[str, Any], targets: ReportTargets, secrets: 
     """Render and write every wanted report; returns one line per report written or failed."""
     clean: dict[str, Any] = Scrubber(secrets).data(document)
     lines: list[Written] = []
-    jobs: list[tuple[str, Path | None, Callable[[], str], bool]] = [
-        ("JSON report", targets.json, lambda: json.dumps(clean, indent=2, ensure_ascii=False) + "\n", False),
-        ("HTML report", targets.html, lambda: _html(clean), False),
-        ("Markdown summary", targets.markdown, lambda: _markdown(clean), False),
-        ("step summary", targets.step_summary, lambda: _markdown(clean), True),
+    jobs: list[tuple[str, Path | None, Callable[[TextIO], object], bool]] = [
+        ("JSON report", targets.json, lambda handle: _dump_json(clean, handle), False),
+        ("HTML report", targets.html, lambda handle: handle.write(_html(clean)), False),
+        ("Markdown summary", targets.markdown, lambda handle: handle.write(_markdown(clean)), False),
+        ("step summary", targets.step_summary, lambda handle: handle.write(_markdown(clean)), True),
     ]
     for label, path, render, append in jobs:
         if path is None:
             continue
         try:
-            _write(path, render(), append=append)
+            _write(path, render, append=append)
         except OSError as exc:
             lines.append(Written(f"omk: cannot write the {label} to {path}: {exc.strerror or exc}", failed=True))
         else:
@@ -77,11 +77,18 @@ def write_reports(document: Mapping[str, Any], targets: ReportTargets, secrets: 
     return lines
 
 
-def _write(path: Path, content: str, *, append: bool) -> None:
+def _write(path: Path, render: Callable[[TextIO], object], *, append: bool) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     # ``surrogatepass`` would write invalid UTF-8; a lone surrogate from a JSON string becomes "?".
     with path.open("a" if append else "w", encoding="utf-8", errors="replace") as handle:
-        handle.write(content)
+        render(handle)
+
+
+def _dump_json(document: Mapping[str, Any], handle: TextIO) -> None:
+    # Streamed: with ``indent`` the encoder is the pure-Python one, and ``json.dumps`` joins a list
+    # of every token of the document at once (a 5.7 MB report of 2,000 samples peaked 53 MB).
+    json.dump(document, handle, indent=2, ensure_ascii=False)
+    handle.write("\n")
 
 
 # The writers are imported when a report is written, not when the plugin loads: the HTML page's
