@@ -136,12 +136,12 @@ _IMPLICIT: list[tuple[str, str, str]] = [
         "0123456789",
     ),
 ]
-_CORE_FORMS: dict[str, re.Pattern[str]] = {
-    tag: re.compile(f"^(?:{pattern})$") for tag, pattern, _ in _IMPLICIT[:4]
-}
+# Each tag's whole-scalar form: what an untagged scalar is resolved by, and what an explicitly
+# tagged one is checked against (``_typed_text``).
+_CORE_FORMS: dict[str, re.Pattern[str]] = {tag: re.compile(f"^(?:{pattern})$") for tag, pattern, _ in _IMPLICIT}
 _OmkYamlLoader.yaml_implicit_resolvers = {}
-for _tag, _pattern, _first in _IMPLICIT:
-    _OmkYamlLoader.add_implicit_resolver(_tag, re.compile(f"^(?:{_pattern})$"), list(_first))
+for _tag, _, _first in _IMPLICIT:
+    _OmkYamlLoader.add_implicit_resolver(_tag, _CORE_FORMS[_tag], list(_first))
 # An empty plain scalar (``key:``) has no first character; PyYAML looks it up under "".
 _OmkYamlLoader.add_implicit_resolver("tag:yaml.org,2002:null", re.compile("^$"), [""])
 _OmkYamlLoader.add_constructor("tag:yaml.org,2002:null", _OmkYamlLoader.construct_yaml_null)
