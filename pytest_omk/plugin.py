@@ -60,7 +60,9 @@ def pytest_configure(config: pytest.Config) -> None:
         collector = RecordCollector(config, settings)
         config.stash[record_collector_key] = collector
         config.pluginmanager.register(collector, "omk-records")
-    if config.pluginmanager.hasplugin("html") and not hasattr(config, "workerinput"):
+    # pytest-html is loaded whenever it is installed; only a run writing its page (``--html``)
+    # needs the columns and extras, which otherwise cost an HTML rendering per sample.
+    if config.pluginmanager.hasplugin("html") and config.getoption("htmlpath", None) and not hasattr(config, "workerinput"):
         from pytest_omk.report.pytest_html import PytestHtmlColumns
 
         config.pluginmanager.register(PytestHtmlColumns(), "omk-pytest-html")

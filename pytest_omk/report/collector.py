@@ -21,6 +21,7 @@ from pytest_omk.errors import ConfigError
 from pytest_omk.gc_policy import collections_deferred
 from pytest_omk.recordings.scrub import secrets_from_env
 from pytest_omk.report.json_report import build_report
+from pytest_omk.report.kept import KeptRecord
 from pytest_omk.report.outputs import ReportTargets, Written, write_reports
 from pytest_omk.report.terminal import render_summary, summarize
 from pytest_omk.wiring import recordings_dir
@@ -41,7 +42,8 @@ class RecordCollector:
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
         self.config = config
         self.settings = settings
-        self.records: dict[str, dict[str, Any]] = {}
+        self.records: dict[str, KeptRecord] = {}
+        """Each sample's record, packed, with its summary view; keyed by node id, in report order."""
         self.outcomes: dict[str, str] = {}
         self.baseline: dict[str, Any] | None = None
         self.analysis: dict[str, Any] | None = None
@@ -80,6 +82,7 @@ class RecordCollector:
             self.regression = regression_message(self.analysis["baseline"] or {})
         return self.analysis
 
+    @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Track outcomes and pick up records (a no-op for non-omk items)."""
         self._share_keywords(report)
@@ -87,7 +90,10 @@ class RecordCollector:
             return
         record = getattr(report, "omk_record", None)
         if record is not None:
-            self.records[report.nodeid] = record
+            self.records[report.nodeid] = KeptRecord.of(record)
+            # Last of the report's readers (trylast): pytest keeps every report to the end of the
+            # session, and with it the record in its JSON-value form, four times the kept one.
+            del report.omk_record  # set by OmkSession on teardown
         outcome = _outcome(report)
         if outcome is not None and self.outcomes.get(report.nodeid) != "error":
             self.outcomes[report.nodeid] = outcome
@@ -102,15 +108,26 @@ class RecordCollector:
             report.keywords = shared
 
     def ordered(self) -> list[dict[str, Any]]:
-        """Records with their outcome, in the order pytest reported them (built once the session
-        has finished: the JSON report and the terminal summary share the rows)."""
+        """The records' summary views with their outcome, in collection order (built once the
+        session has finished: the totals, the terminal section and the comparisons share them)."""
         if self._rows is not None:
             return self._rows
-        rows = [
-            {**record, "outcome": self.outcomes.get(nodeid, "unknown")} for nodeid, record in self.records.items()
-        ]
-        rows.sort(key=lambda row: (row.get("order", 0), row["nodeid"]))
+        rows = []
+        for nodeid in self._order():
+            view = self.records[nodeid].view
+            view["outcome"] = self._outcome(nodeid)  # in place: the views are the run's own
+            rows.append(view)
         return rows
+
+    def full_rows(self) -> list[dict[str, Any]]:
+        """The whole records with their outcome, in the same order: what the report writers render."""
+        return [{**self.records[nodeid].record(), "outcome": self._outcome(nodeid)} for nodeid in self._order()]
+
+    def _order(self) -> list[str]:
+        return sorted(self.records, key=lambda nodeid: (self.records[nodeid].view.get("order", 0), nodeid))
+
+    def _outcome(self, nodeid: str) -> str:
+        return self.outcomes.get(nodeid, "unknown")
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         rows = self.ordered()
@@ -145,7 +162,7 @@ class RecordCollector:
         settings = self.settings
         targets = ReportTargets.from_options(settings.report, settings.html, settings.markdown, os.environ, self._path)
         if targets.wanted:
-            document = {**build_report(rows, totals, settings, analysis), **self._run_section(session)}
+            document = {**build_report(self.full_rows(), totals, settings, analysis), **self._run_section(session)}
             self.written = write_reports(document, targets, {*secrets_from_env(os.environ), *self.extra_secrets})
 
     def pytest_unconfigure(self) -> None:

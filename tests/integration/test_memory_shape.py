@@ -63,3 +63,32 @@ def test_a_run_item_holds_no_sample_model_and_files_forget_their_samples(pyteste
     for line in held:
         # The item still knows where its sample is defined (plugins print locations after the run).
         assert " loaded=False plan=False file_samples=0 line=" in line and not line.endswith("line=None"), line
+
+
+RECORD_PROBE = """
+import pytest
+
+@pytest.hookimpl(trylast=True)
+def pytest_terminal_summary(terminalreporter):
+    reports = [r for kind in terminalreporter.stats.values() for r in kind if hasattr(r, "nodeid")]
+    holding = sorted({r.nodeid for r in reports if hasattr(r, "omk_record")})
+    terminalreporter.write_line(f"REPORTS {len(reports)} HOLDING {holding}")
+"""
+
+
+@pytest.mark.parametrize("workers", [None, "2"])
+def test_no_kept_report_holds_a_record_and_the_summary_still_has_every_sample(
+    pytester: pytest.Pytester, omk_run: OmkRun, workers: str | None
+) -> None:
+    # The records travel on the teardown reports, which pytest keeps to the end of the session;
+    # the run keeps its own compact copy, so no report may go on holding the record itself.
+    if workers:
+        pytest.importorskip("xdist")
+    write_sample_set(pytester, *(sample(f"s{i}", assertions=[{"type": "contains", "value": "hello"}]) for i in range(3)))
+    pytester.makeconftest(RECORD_PROBE)
+    extra = ("-n", workers) if workers else ()
+    result = omk_run("--omk-executor", "echo", "-rA", "--omk-report=r.json", *extra, subprocess=bool(workers))
+    result.assert_outcomes(passed=3)
+    [line] = [line for line in result.stdout.lines if line.startswith("REPORTS ")]
+    assert int(line.split()[1]) >= 9 and line.endswith("HOLDING []"), line
+    result.stdout.fnmatch_lines(["*omk scores*", "samples: 3  passed 3"])

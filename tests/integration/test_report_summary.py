@@ -191,6 +191,30 @@ def test_pytest_html_has_one_row_per_sample_with_score_columns(
     assert tests["test_plain.py::test_plain"][0]["omk_composite"] == ""
 
 
+def test_pytest_html_installed_but_unused_costs_nothing(
+    pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand
+) -> None:
+    """Without ``--html`` no sample's readings are rendered into extras nobody will draw."""
+    pytest.importorskip("pytest_html")
+    write_sample_set(pytester, sample("one", assertions=[{"type": "contains", "value": "yes"}]))
+    pytester.makeconftest(
+        """
+        import pytest
+
+        @pytest.hookimpl(trylast=True)
+        def pytest_runtest_logreport(report):
+            if report.when == "teardown" and getattr(report, "extras", None):
+                with open("extras.txt", "a") as f:
+                    f.write(report.nodeid + "\\n")
+        """
+    )
+    spec = fake_command.script({"*": {"output": "yes"}})
+    omk_run(executor_arg(spec)).assert_outcomes(passed=1)
+    assert not (pytester.path / "extras.txt").exists()
+    omk_run(executor_arg(spec), "--html=report.html").assert_outcomes(passed=1)
+    assert (pytester.path / "extras.txt").read_text().split() == ["eval-samples.json::one"]
+
+
 def test_secrets_reach_no_report(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,0 +1,70 @@
+"""How the controller keeps each sample's record until the run ends, in a fraction of its size.
+
+A record arrives as JSON values (nested dicts and lists: about 8 KB per sample in CPython for a
+sample with a few checks, most of it the containers themselves, not the text). The run keeps, per
+sample, the record packed as compact UTF-8 JSON (about 2 KB), which the report writers unpack, and
+a small view with only what the terminal section, the run totals and the comparisons read (scores,
+outcome inputs, costs, metadata, the judge's missing readings). Neither holds a pytest object.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+_EXECUTION_FIELDS = ("costUSD", "latencyMs", "replayed")
+"""What the summary reads of an execution: the cost column and total, the latency and replayed cells."""
+_READING_FIELDS = ("type", "status", "cause")
+"""What the summary reads of a missing reading: why the judge gave none (``judgeMissingReasons``)."""
+_REPORT_ONLY = frozenset({"prompt", "urls", "execution", "assertions", "rubric"})
+"""Top-level fields the view leaves out or reduces: their text is read only by the report writers."""
+
+
+@dataclass(frozen=True, slots=True)
+class KeptRecord:
+    """One sample's record as the run keeps it: ``packed`` for the reports, ``view`` for the summary."""
+
+    packed: bytes
+    view: dict[str, Any]
+
+    @classmethod
+    def of(cls, record: dict[str, Any]) -> KeptRecord:
+        """Keep ``record`` (the wire form on the item's teardown report)."""
+        return cls(packed=pack(record), view=summary_view(record))
+
+    def record(self) -> dict[str, Any]:
+        """The whole record again, as it arrived."""
+        return unpack(self.packed)
+
+
+def pack(record: dict[str, Any]) -> bytes:
+    """Compact JSON in UTF-8; a lone surrogate from a provider's JSON string survives the round trip."""
+    text = json.dumps(record, separators=(",", ":"), ensure_ascii=False)
+    return text.encode("utf-8", "surrogatepass")
+
+
+def unpack(data: bytes) -> dict[str, Any]:
+    """The record :func:`pack` was given."""
+    record: dict[str, Any] = json.loads(data.decode("utf-8", "surrogatepass"))
+    return record
+
+
+def summary_view(record: dict[str, Any]) -> dict[str, Any]:
+    """The fields the run's summary, terminal section and comparisons read; no output or message text.
+
+    Only missing readings are kept (with their type and cause): the totals count why the judge gave
+    none, and nothing at the end of the run reads a passed or failed reading's text.
+    """
+    view = {key: value for key, value in record.items() if key not in _REPORT_ONLY}
+    execution = record.get("execution")
+    view["execution"] = None if execution is None else {key: execution.get(key) for key in _EXECUTION_FIELDS}
+    view["assertions"] = [_missing(entry) for entry in record.get("assertions") or [] if entry.get("status") == "missing"]
+    view["rubric"] = {
+        name: _missing(entry) for name, entry in (record.get("rubric") or {}).items() if entry.get("status") == "missing"
+    }
+    return view
+
+
+def _missing(entry: dict[str, Any]) -> dict[str, Any]:
+    return {key: entry.get(key) for key in _READING_FIELDS if key in entry}

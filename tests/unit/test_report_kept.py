@@ -1,0 +1,78 @@
+"""The compact form a run keeps each sample's record in until it ends (``pytest_omk.report.kept``)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from pytest_omk.compare.analysis import analyze
+from pytest_omk.report.kept import KeptRecord, pack, unpack
+from pytest_omk.report.terminal import render_summary, summarize
+
+
+def record(sample_id: str, **changes: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "nodeid": f"eval-samples.json::{sample_id}",
+        "file": "eval-samples.json",
+        "sample_id": sample_id,
+        "prompt": "Explain the bug. " * 20,
+        "variant": None,
+        "outcome": "passed",
+        "executor": "openai",
+        "model": "m",
+        "order": 0,
+        "scores": {"assertions": 5.0, "fact": 5.0, "behavior": 5.0, "judge": 3.0, "composite": 4.33},
+        "assertions": [
+            {"index": 0, "type": "contains", "layer": "fact", "weight": 1.0, "status": "pass", "message": "found 'x'"},
+            {"index": 1, "type": "semantic_similarity", "layer": "judge", "weight": 1.0, "status": "missing",
+             "message": "no judge", "cause": "no-judge"},
+        ],
+        "rubric": {
+            "clarity": {"score": 3.0, "weight": 1.0, "reason": "clear enough", "status": "pass"},
+            "safety": {"score": None, "weight": 1.0, "reason": "reply had no score", "status": "missing",
+                       "cause": "judge-reply"},
+        },
+        "execution": {"output": "An answer " * 50, "costUSD": 0.0012, "latencyMs": 12.5, "inputTokens": 3,
+                      "outputTokens": 4, "numTurns": 1, "toolCalls": None, "replayed": True, "retries": 0},
+        "metadata": {"capability": ["triage"], "difficulty": "easy"},
+        "modelCalls": {"live": 0, "replayed": 2},
+        "urls": [{"url": "https://example.test/doc", "status": "ok"}],
+        "error": None,
+        "repeats": None,
+    }
+    base.update(changes)
+    return base
+
+
+def test_a_record_comes_back_whole_from_its_packed_form() -> None:
+    original = record("a", prompt="naïve 日本語 \ud800 lone surrogate", scores={"composite": math.inf})
+    kept = KeptRecord.of(original)
+    assert kept.record() == original
+    assert unpack(pack(original)) == original
+    assert len(kept.packed) < len(repr(original))
+
+
+def test_the_summary_view_drops_the_text_and_keeps_what_the_summary_reads() -> None:
+    view = KeptRecord.of(record("a")).view
+    assert "prompt" not in view and "urls" not in view
+    assert view["execution"] == {"costUSD": 0.0012, "latencyMs": 12.5, "replayed": True}
+    assert view["assertions"] == [{"type": "semantic_similarity", "status": "missing", "cause": "no-judge"}]
+    assert view["rubric"] == {"safety": {"status": "missing", "cause": "judge-reply"}}
+    assert KeptRecord.of(record("b", execution=None)).view["execution"] is None
+
+
+def test_totals_terminal_lines_and_comparisons_are_the_same_from_the_views() -> None:
+    rows = [
+        record("a"),
+        record("b", outcome="failed", scores={"assertions": 1.0, "fact": 1.0, "behavior": None, "judge": None,
+                                             "composite": 1.0}),
+        record("a", variant="B", nodeid="eval-samples.json::a[B]", metadata={"capability": ["x"]}),
+        record("c", outcome="error", execution=None, assertions=[], rubric={}, error="executor failed"),
+    ]
+    views = [KeptRecord.of(row).view for row in rows]
+    assert summarize(views) == summarize(rows)
+    assert render_summary(views, verbose=True, width=120, wide=True) == render_summary(rows, verbose=True, width=120, wide=True)
+    assert summarize(views)["judgeMissingReasons"]  # the missing readings' causes made it through
+    options: dict[str, Any] = {"variants": [], "rootdir": Path(".")}
+    assert analyze(views, **options) == analyze(rows, **options)
