@@ -107,6 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     signal.signal(signal.SIGTERM, _terminate)
 
+    s.warm_bytecode()
     print(header(), flush=True)
     print(f"mode: {'quick' if args.quick else 'full'}", flush=True)
     results: list[tuple[str, s.Row]] = []

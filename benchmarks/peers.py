@@ -235,6 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="interleaved rounds (default 3)")
     parser.add_argument("--samples", type=int, default=w.SAMPLES, help=f"samples (default {w.SAMPLES})")
     args = parser.parse_args(argv)
+    s.warm_bytecode()
     print(header(), flush=True)
     started = time.perf_counter()
     try:
