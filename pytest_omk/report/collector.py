@@ -113,21 +113,16 @@ class RecordCollector:
         if self._rows is not None:
             return self._rows
         rows = []
-        for nodeid in self._order():
-            view = self.records[nodeid].view
-            view["outcome"] = self._outcome(nodeid)  # in place: the views are the run's own
-            rows.append(view)
+        for nodeid, kept in self.records.items():
+            kept.view["outcome"] = self.outcomes.get(nodeid, "unknown")  # in place: the views are the run's own
+            rows.append(kept.view)
+        rows.sort(key=lambda row: (row.get("order", 0), row["nodeid"]))
         return rows
 
     def full_rows(self) -> list[dict[str, Any]]:
-        """The whole records with their outcome, in the same order: what the report writers render."""
-        return [{**self.records[nodeid].record(), "outcome": self._outcome(nodeid)} for nodeid in self._order()]
-
-    def _order(self) -> list[str]:
-        return sorted(self.records, key=lambda nodeid: (self.records[nodeid].view.get("order", 0), nodeid))
-
-    def _outcome(self, nodeid: str) -> str:
-        return self.outcomes.get(nodeid, "unknown")
+        """The whole records with their outcome, in the order of :meth:`ordered`: what the report
+        writers render."""
+        return [{**self.records[row["nodeid"]].record(), "outcome": row["outcome"]} for row in self.ordered()]
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         rows = self.ordered()
