@@ -42,6 +42,7 @@ class SampleHost(Protocol):
     def js(self) -> JsEngine:
         """The process's V8 engine (regexes are compiled with it at load time)."""
 
+    def file_found(self) -> None: ...
     def check_file(self, node: SampleFile, bundle: SampleBundle) -> None: ...
     def adopt(self, item: SampleItem) -> None: ...
     def setup_item(self, item: SampleItem) -> None: ...
@@ -148,7 +149,9 @@ class SampleFile(pytest.File):
     def load(self) -> SampleBundle:
         if self._bundle is None:
             from pytest_omk.loading import load_file
-            js = self.config.stash[sample_host_key].js
+            host = self.config.stash[sample_host_key]
+            host.file_found()
+            js = host.js
             self._bundle = load_file(self.path, display=self._display(), js=js)
         return self._bundle
 
@@ -196,7 +199,9 @@ class SplitDirectory(pytest.Directory):
         display = display_path(self.path, self.config.rootpath)
         try:
             from pytest_omk.loading import load_directory
-            bundle = load_directory(self.path, display=display, js=self.config.stash[sample_host_key].js)
+            host = self.config.stash[sample_host_key]
+            host.file_found()
+            bundle = load_directory(self.path, display=display, js=host.js)
         except SampleFileError as exc:
             raise self.CollectError(exc.message) from None
         for file in bundle.files:

@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_omk.models.run import SamplePlan
 from pytest_omk.settings import Settings
 
 if TYPE_CHECKING:
     from pytest_omk.compare.variants import Variant
     from pytest_omk.loading import LoadedSample, SampleBundle
     from pytest_omk.models import Sample
+    from pytest_omk.models.run import SamplePlan
 
 
 class Planner:
@@ -52,6 +52,8 @@ class Planner:
         self, loaded: LoadedSample, bundle: SampleBundle, system_file: Path | None, variant: Variant | None = None
     ) -> SamplePlan:
         """The fixed inputs of one sample's run; a variant's file replaces every other system prompt."""
+        from pytest_omk.models.run import SamplePlan  # with the format's models, on first use
+
         return SamplePlan(
             sample=loaded.sample,
             base_dir=bundle.base_dir,

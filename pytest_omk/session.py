@@ -23,8 +23,6 @@ from pytest_omk.gc_policy import collector_paused, young_collections_spaced
 from pytest_omk.loading.display import display_path
 from pytest_omk.planning import Planner
 from pytest_omk.report.collector import record_collector_key
-from pytest_omk.report.junit_layout import add_junit_properties
-from pytest_omk.report.records import new_record
 from pytest_omk.safety import sandbox_notice, scrub_report
 from pytest_omk.settings import Settings
 from pytest_omk.wiring import CallWiring
@@ -135,9 +133,10 @@ class OmkSession:
             self._runner = CallRunner()
         return self._runner
 
-    def _warm_up(self) -> None:
-        """Start the loop thread, the call path's imports and the TLS context while pytest collects."""
-        if not self.settings.executor or self.config.option.collectonly:
+    def file_found(self) -> None:
+        """A sample file is being collected: start the loop thread, the call path's imports and the
+        TLS context while pytest goes on collecting (once; a run without sample files pays none)."""
+        if self._runner is not None or not self.settings.executor or self.config.option.collectonly:
             return
         from pytest_omk.runtime import preload
 
@@ -153,6 +152,7 @@ class OmkSession:
 
     def setup_item(self, item: SampleItem) -> None:
         """Setup phase: skip, or wait for the item's model calls (failure = ERROR)."""
+        from pytest_omk.report.records import new_record  # imports the report models
         executor = self.executor
         item.omk_record = new_record(
             nodeid=item.nodeid,
@@ -200,7 +200,6 @@ class OmkSession:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_collection(self, session: pytest.Session) -> Generator[None, object, object]:
-        self._warm_up()
         with collector_paused():  # see pytest_omk.gc_policy
             return (yield)
 
@@ -243,6 +242,7 @@ class OmkSession:
     def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
         record = getattr(item, "omk_record", None)
         if call.when == "teardown" and record is not None and self._junit:
+            from pytest_omk.report.junit_layout import add_junit_properties
             add_junit_properties(item, record)
         report = yield
         scrubber = self.calls.scrubber

@@ -53,7 +53,7 @@ class CallWiring:
 
     def _check_specs(self) -> None:
         """A typo'd executor name is a usage error now, not a command run for every sample."""
-        from pytest_omk.execute.factory import BUILTIN_EXECUTORS
+        from pytest_omk.execute.names import BUILTIN_EXECUTORS
         from pytest_omk.preflight import check_executor_spec
 
         try:

@@ -41,7 +41,6 @@ _BUILTINS: dict[str, Callable[[float], Executor]] = {
     "anthropic": _anthropic,
     "echo": _echo,
 }
-BUILTIN_EXECUTORS = (*_BUILTINS, "agent")
 _AGENT_SPECS = ("agent", "agent:openai", "agent:anthropic")
 
 

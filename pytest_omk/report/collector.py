@@ -20,7 +20,6 @@ from pytest_omk.compat import junit_xml
 from pytest_omk.errors import ConfigError
 from pytest_omk.gc_policy import collections_deferred
 from pytest_omk.recordings.scrub import secrets_from_env
-from pytest_omk.report.json_report import build_report
 from pytest_omk.report.kept import KeptRecord
 from pytest_omk.report.outputs import ReportTargets, Written, write_reports
 from pytest_omk.report.terminal import render_summary, summarize
@@ -157,22 +156,29 @@ class RecordCollector:
         settings = self.settings
         targets = ReportTargets.from_options(settings.report, settings.html, settings.markdown, os.environ, self._path)
         if targets.wanted:
-            document = {**build_report(self.full_rows(), totals, settings, analysis), **self._run_section(session)}
+            document = self._document(session, self.full_rows(), totals, analysis)
             self.written = write_reports(document, targets, {*secrets_from_env(os.environ), *self.extra_secrets})
 
     def pytest_unconfigure(self) -> None:
         self._resume_gc()
 
-    def _run_section(self, session: pytest.Session) -> dict[str, Any]:
+    def _document(
+        self, session: pytest.Session, rows: list[dict[str, Any]], totals: dict[str, Any], analysis: Any
+    ) -> dict[str, Any]:
+        """The JSON report's document: the records and summary, then the run's own section."""
+        # Imported when a report is written: the report models cost every run's start-up.
+        from pytest_omk.report.json_report import build_report
+
         run_info = self.config.pluginmanager.get_plugin("omk-run-info")
-        return run_info.section(session) if run_info is not None else {}
+        run = run_info.section(session) if run_info is not None else {}
+        return {**build_report(rows, totals, self.settings, analysis), **run}
 
     def _write_empty(self, session: pytest.Session) -> None:
         """No sample ran (nothing collected, a collection error ...): the JSON report is still written."""
         if not self.settings.report:
             return
         targets = ReportTargets(json=self._path(self.settings.report))
-        document = {**build_report([], summarize([]), self.settings, None), **self._run_section(session)}
+        document = self._document(session, [], summarize([]), None)
         self.written = write_reports(document, targets, {*secrets_from_env(os.environ), *self.extra_secrets})
 
     def _prune_unused(self, rows: list[dict[str, Any]]) -> None:

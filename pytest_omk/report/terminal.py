@@ -7,7 +7,6 @@ from typing import Any
 
 from pytest_omk.grade.scoring import js_sum, round2
 from pytest_omk.js.numbers import to_fixed
-from pytest_omk.models.results import JUDGE_CAUSES
 from pytest_omk.report.fit import fit_table
 from pytest_omk.report.view import money
 
@@ -66,6 +65,8 @@ def _judge_missing(entry: dict[str, Any]) -> bool:
     cause = entry.get("cause")
     if cause is None:
         return _is_llm(entry["type"])
+    from pytest_omk.models.results import JUDGE_CAUSES  # not at plugin load: pydantic models
+
     return cause in JUDGE_CAUSES
 
 

@@ -1,20 +1,89 @@
 """What loading the plugin imports: only what a run needs before its first model call.
 
 Everything imported when pytest loads the plugin delays the first wave of calls (docs/performance.md,
-"The lean call path"); the report writers are needed only when the run ends.
+"The lean call path"); the report writers are needed only when the run ends. And every pytest run
+in a project with the plugin installed loads it, sample files or not: the format's models
+(pydantic), the call path (asyncio, httpx) and the loop thread wait for the first sample file.
 """
 
 from __future__ import annotations
 
+import importlib
 import json
 import subprocess
 import sys
 
+import pytest
+
+from pytest_omk.execute import factory
+from pytest_omk.execute.names import BUILTIN_EXECUTORS
+
 LATE = ("pytest_omk.report.html", "pytest_omk.report.markdown")
+HEAVY = ("pydantic", "yaml", "asyncio", "httpx", "py_mini_racer", "pytest_omk.models.sample", "pytest_omk.runtime")
+"""Imported only once a sample file is collected (the models, the call path, the loop thread)."""
+
+
+def _loaded_after(code: str, names: tuple[str, ...]) -> list[str]:
+    # A fresh interpreter: this test process has imported everything already.
+    script = f"import sys, json\n{code}\nprint(json.dumps([m for m in {names!r} if m in sys.modules]))"
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    loaded: list[str] = json.loads(out)
+    return loaded
 
 
 def test_loading_the_plugin_does_not_import_the_report_writers() -> None:
-    # A fresh interpreter: this test process has imported everything already.
-    code = f"import sys, json, pytest_omk.plugin; print(json.dumps([m for m in {LATE!r} if m in sys.modules]))"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert json.loads(out) == []
+    assert _loaded_after("import pytest_omk.plugin", LATE) == []
+
+
+def test_loading_the_plugin_builds_no_model_and_imports_no_call_path() -> None:
+    assert _loaded_after("import pytest_omk.plugin", HEAVY) == []
+
+
+CONFTEST = f"""
+import json, sys
+
+def pytest_unconfigure(config):
+    with open("loaded.json", "w") as out:
+        json.dump([m for m in {HEAVY!r} if m in sys.modules], out)
+"""
+
+
+def _run_loaded(pytester: pytest.Pytester, *args: str, passed: int = 1) -> set[str]:
+    pytester.runpytest_subprocess(*args).assert_outcomes(passed=passed)
+    return set(json.loads((pytester.path / "loaded.json").read_text()))
+
+
+@pytest.mark.parametrize("options", [(), ("--omk-executor", "openai", "--omk-judge", "openai")])
+def test_a_run_without_sample_files_pays_for_none_of_it(pytester: pytest.Pytester, options: tuple[str, ...]) -> None:
+    # An executor set for the whole project (ini or command line) does not start the call path
+    # in the project's plain test runs either. Other installed plugins may import some of these
+    # modules themselves: the run without this plugin is the baseline.
+    pytester.makeconftest(CONFTEST)
+    pytester.makepyfile(test_plain="def test_plain():\n    assert True\n")
+    baseline = _run_loaded(pytester, "-p", "no:omk")
+    assert _run_loaded(pytester, *options) <= baseline
+
+
+def test_a_run_with_a_sample_file_starts_the_call_path_while_it_collects(pytester: pytest.Pytester) -> None:
+    # The counterpart, so that the test above cannot pass by the conftest seeing nothing.
+    pytester.makeconftest(CONFTEST)
+    sample = {"sample_id": "s1", "prompt": "hi", "assertions": [{"type": "contains", "value": "hi"}]}
+    document = {"schemaVersion": "omk.eval-sample-set/v2", "samples": [sample]}
+    pytester.makefile(".json", **{"eval-samples": json.dumps(document)})
+    loaded = _run_loaded(pytester, "--omk-executor", "echo", "--omk-judge", "none")
+    assert loaded >= {"pydantic", "pytest_omk.models.sample", "pytest_omk.runtime"}
+
+
+def test_the_builtin_names_are_the_factorys() -> None:
+    # The names are listed apart so that checking --omk-executor imports no executor; a name the
+    # factory did not know would be run as a command line.
+    assert set(BUILTIN_EXECUTORS) == {*factory._BUILTINS, "agent"}
+
+
+@pytest.mark.parametrize("package", ["pytest_omk.models", "pytest_omk.loading"])
+def test_every_lazily_exported_name_resolves(package: str) -> None:
+    module = importlib.import_module(package)
+    for name in module.__all__:
+        assert getattr(module, name) is not None, name
+    with pytest.raises(AttributeError):
+        module.not_a_name  # noqa: B018
