@@ -283,3 +283,25 @@ def test_explicitly_tagged_scalar_in_its_form_is_typed() -> None:
     assert parse_text(text.encode(), path="f.yaml", yaml_format=True) == {
         "a": 31, "b": 1.0, "c": False, "d": None, "e": "10"
     }
+
+
+def _nested(levels: int, leaf: str) -> str:
+    """JSON text with ``leaf`` ``levels`` levels below the root, alternating objects and arrays,
+    beside a wide flat part (so the walk meets many containers on its way down)."""
+    text = leaf
+    for level in range(levels):
+        text = f"[{text}]" if level % 2 else f'{{"k": {text}}}'
+    return f'{{"wide": [{", ".join(["{}"] * 50)}], "deep": {text}}}'
+
+
+@pytest.mark.parametrize("leaf", ["1", '"s"', "[]", "{}", "[1]", '{"a": 1}'])
+def test_nesting_is_allowed_to_exactly_64_levels_below_the_root(leaf: str) -> None:
+    from pytest_omk.loading.parse import MAX_DEPTH, parse_text
+
+    # The root object is level 0 and "deep" adds one: a leaf that is itself a non-empty container
+    # adds a level of its own.
+    extra = 1 + (leaf in ("[1]", '{"a": 1}'))
+    allowed = _nested(MAX_DEPTH - extra, leaf)
+    assert parse_text(allowed.encode(), path="f.json", yaml_format=False)["wide"] == [{}] * 50
+    with pytest.raises(SampleFileError, match="nests deeper than 64 levels"):
+        parse_text(_nested(MAX_DEPTH - extra + 1, leaf).encode(), path="f.json", yaml_format=False)
