@@ -70,7 +70,7 @@ def test_a_run_with_a_sample_file_starts_the_call_path_while_it_collects(pyteste
     sample = {"sample_id": "s1", "prompt": "hi", "assertions": [{"type": "contains", "value": "hi"}]}
     document = {"schemaVersion": "omk.eval-sample-set/v2", "samples": [sample]}
     pytester.makefile(".json", **{"eval-samples": json.dumps(document)})
-    loaded = _run_loaded(pytester, "--omk-executor", "echo", "--omk-judge", "none")
+    loaded = _run_loaded(pytester, "--omk-executor", "echo", "--omk-judge", "none", "--omk-record-mode=off")
     assert loaded >= {"pydantic", "pytest_omk.models.sample", "pytest_omk.runtime"}
 
 
