@@ -114,6 +114,14 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     release_collected(session.items)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_keyboard_interrupt(excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+    # Before the terminal reporter renders the interruption (see pytest_omk.tracebacks).
+    from pytest_omk.tracebacks import drop_lineless_entries
+
+    drop_lineless_entries(excinfo.value)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, object, object]:
     # Around every implementation, so that a rerun plugin's further attempts are over too.

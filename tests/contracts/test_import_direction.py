@@ -16,7 +16,7 @@ import pytest_omk
 PACKAGE = Path(pytest_omk.__file__).parent
 # Bottom to top; a module belongs to the layer of its longest listed prefix (docs/architecture.md).
 LAYERS = [
-    ("pytest_omk", "errors", "js", "proctree", "bodies"),
+    ("pytest_omk", "errors", "js", "proctree", "bodies", "tracebacks"),
     ("models", "converters", "shard", "mcp_servers", "requires", "xdist_prefetch", "endpoints", "progress",
      "preflight", "gc_policy", "status_files", "field_docs"),
     ("recordings",),
