@@ -2,9 +2,9 @@
 
 A run whose agent is inside a catastrophic ``Grep`` (the regex would backtrack for hours) is
 interrupted, and so is a baseline run of the same shape whose model call is merely slow, before and
-after it. No fixed wall-clock budget is asserted: the hostile run must stop about as fast as the
-slower baseline (at most three times its stop plus 5 s), and before its pending work could have
-ended by itself.
+after it. The hostile run must stop before its pending work could have ended by itself, and
+sooner than the shortest wait a stop could get stuck in (the call loop's 10 s cleanup bound), or
+three times the slower baseline plus 5 s when a loaded machine makes even that longer.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from tests.fakes.fake_llm import FakeLLM
 from tests.reliability.helpers import marked_processes, pytest_process, require_proc, wait_until
 
 probe = pytest.mark.probe
+SHORTEST_WAIT = 10.0
+"""Seconds of the shortest timeout a stuck stop would wait out (``CallRunner.close``'s bounds)."""
 ARGS = ["--omk-executor=agent", "--omk-judge=none", "--omk-agent-tool-timeout=600", "--omk-timeout=600",
         "--omk-recordings=recs", "--omk-record-mode=new_episodes", "-p", "no:cacheprovider"]
 
@@ -71,7 +73,8 @@ def test_ctrl_c_during_hostile_work_ends_promptly(tmp_path: Path, fake_llm: Fake
     base.write_samples_file(again, base.samples(1))
     baseline = max(baseline, _stop_seconds(again, env, lambda mark: len(fake_llm.requests) >= 1))
     # That it stopped the work at all is proven by the order of events (assert_clean_stop). This
-    # bound says "about as fast as an ordinary stop": it catches a stop that waits for the Grep
-    # (hours), for the tool time limit (600 s) or for a cleanup's 10 s join timeout, and leaves room
-    # for a loaded machine's noise (2 x baseline + 2 s failed once at load ~5 while the stop was fine).
-    assert stopped <= 3 * baseline + 5.0, (stopped, baseline)
+    # bound catches a stop that waits for the Grep (hours), for the tool time limit (600 s) or for
+    # one of the call loop's 10 s cleanup bounds (CallRunner.close): each takes at least
+    # SHORTEST_WAIT. A bound relative to the baseline alone failed on a loaded machine while the
+    # stop was fine (2 x baseline + 2 s at load ~5; 3 x 0.29 s + 5 s once in CI, at 6.4 s).
+    assert stopped < max(SHORTEST_WAIT, 3 * baseline + 5.0), (stopped, baseline)
