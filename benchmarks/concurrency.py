@@ -35,7 +35,7 @@ XDIST = ("pytest_omk.plugin", "xdist.plugin")
 
 
 def _walls(runs: list[s.RunResult]) -> str:
-    return " / ".join(f"{r.wall:.2f}" for r in runs) + " s"
+    return s.walls(runs) + " s"
 
 
 class _StampedFake(FakeLLM):
@@ -97,8 +97,7 @@ def run(quick: bool) -> list[s.Row]:
         with s.fake_llm(root, s.fake_script(latency=w.LATENCY, reply=CANNED_OUTPUT)) as url:
             env = s.openai_env(url)
             for index in range(ROUNDS):
-                # Rotate the order, so no variant always runs right after the same other one.
-                for name in names[index % len(names) :] + names[: index % len(names)]:
+                for name in s.rotated(names, index):
                     runs[name].append(variants[name](env))
         timeline = _timeline(root, variants)
     return _rows(count, runs, timeline)

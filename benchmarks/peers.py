@@ -178,8 +178,7 @@ def _npm_version(promptfoo: Path) -> str:
 def measure(tools: list[Peer], repeats: int) -> None:
     """Interleaved rounds; a tool that fails once is marked unavailable with the reason."""
     for index in range(repeats):
-        order = tools[index % len(tools) :] + tools[: index % len(tools)]
-        for tool in order:
+        for tool in s.rotated(tools, index):
             if tool.run_once is None:
                 continue
             try:
@@ -203,7 +202,7 @@ def table(tools: list[Peer], count: int) -> str:
         wall = _median([r.wall for r in tool.runs])
         rss = _median([r.peak_rss_mb for r in tool.runs])
         ratio = f"{wall / floor:.2f}×" if floor else ""
-        runs = " / ".join(f"{r.wall:.2f}" for r in tool.runs)
+        runs = s.walls(tool.runs)
         lines.append(f"| {tool.name} | {tool.version} | {s.fmt(wall)} | {ratio} | {rss:.0f} MB | {runs} |")
     lines.append("")
     lines.append(

@@ -174,7 +174,7 @@ def replay_rows(count: int) -> list[s.Row]:
     small_rss, large_rss, floor_rss = (s.median_rss(runs[k]) for k in ("small", "large", "floor"))
     extra_kb = (large_rss - small_rss) * 1024 / count
     extra_ms = (large.wall - small.wall) * 1000 / count
-    walls = {k: " / ".join(f"{r.wall:.2f}" for r in v) for k, v in runs.items()}
+    walls = {k: s.walls(v) for k, v in runs.items()}
     rss = {k: " / ".join(f"{r.peak_rss_mb:.0f}" for r in v) for k, v in runs.items()}
     return [
         s.target_row(

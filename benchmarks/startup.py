@@ -34,12 +34,11 @@ def run(quick: bool) -> list[s.Row]:
         runs: dict[str, list[s.RunResult]] = {name: [] for name in variants}
         names = list(variants)
         for index in range(rounds):
-            # Rotate the order, so no variant always runs right after the same other one.
-            for name in names[index % len(names) :] + names[: index % len(names)]:
+            for name in s.rotated(names, index):
                 plugins, args = variants[name]
                 runs[name].append(s.run_pytest("-q", *args, cwd=root, plugins=plugins, expect={"passed": 1}))
     floor = s.median_run(runs["pytest alone"]).wall
-    walls = "; ".join(f"{name} " + " / ".join(f"{r.wall:.2f}" for r in runs[name]) + " s" for name in names)
+    walls = "; ".join(f"{name} {s.walls(runs[name])} s" for name in names)
     notes = (f"startup: walls of {rounds} interleaved runs — {walls}; medians used",)
     return [
         s.target_row(
