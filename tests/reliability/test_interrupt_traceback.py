@@ -10,45 +10,44 @@ rarely (it once failed the interruption test in CI); the test module below raise
 from __future__ import annotations
 
 import types
+from typing import Any
 
 import pytest
 
 from pytest_omk.tracebacks import drop_lineless_entries
 
-INTERRUPTED_WITH_A_LINELESS_ENTRY = '''
-import dis, sys, types
+LINELESS_ENTRY = '''
+import contextlib, dis, sys, types
 
 
 def _stopped_in_cleanup():
-    try:
-        pass
-    except ValueError:
+    with contextlib.suppress(ValueError):  # its exit has compiler-made cleanup code
         pass
     return sys._getframe()
 
 
-def test_interrupted():
+def lineless_entry():
+    """A traceback entry of a frame stopped at an instruction of no source line."""
     frame = _stopped_in_cleanup()
     offset = next(i.offset for i in dis.get_instructions(frame.f_code) if i.positions.lineno is None)
-    lineless = types.TracebackType(None, frame, offset, -1)
-    assert lineless.tb_lineno is None
-    raise KeyboardInterrupt().with_traceback(lineless)
+    entry = types.TracebackType(None, frame, offset, -1)
+    assert entry.tb_lineno is None
+    return entry
+'''
+"""Source of ``lineless_entry()``: run in the pytester module below and, here, through ``exec``."""
+
+INTERRUPTED_WITH_A_LINELESS_ENTRY = LINELESS_ENTRY + '''
+
+def test_interrupted():
+    raise KeyboardInterrupt().with_traceback(lineless_entry())
 '''
 
 
 def _lineless_entry() -> types.TracebackType:
-    import contextlib
-    import dis
-    import sys
-
-    def stopped_in_cleanup() -> types.FrameType:
-        with contextlib.suppress(ValueError):  # its exit has compiler-made cleanup code
-            pass
-        return sys._getframe()
-
-    frame = stopped_in_cleanup()
-    offset = next(i.offset for i in dis.get_instructions(frame.f_code) if i.positions and i.positions.lineno is None)
-    return types.TracebackType(None, frame, offset, -1)
+    namespace: dict[str, Any] = {}
+    exec(LINELESS_ENTRY, namespace)  # this module's own source text
+    entry: types.TracebackType = namespace["lineless_entry"]()
+    return entry
 
 
 def test_the_run_ends_interrupted_and_says_so(pytester: pytest.Pytester) -> None:
