@@ -17,6 +17,7 @@ import pytest
 
 from pytest_omk.execute import factory
 from pytest_omk.execute.names import BUILTIN_EXECUTORS
+from tests.integration.conftest import sample, write_sample_set
 
 LATE = ("pytest_omk.report.html", "pytest_omk.report.markdown")
 HEAVY = ("pydantic", "yaml", "asyncio", "httpx", "py_mini_racer", "pytest_omk.models.sample", "pytest_omk.runtime")
@@ -67,9 +68,7 @@ def test_a_run_without_sample_files_pays_for_none_of_it(pytester: pytest.Pyteste
 def test_a_run_with_a_sample_file_starts_the_call_path_while_it_collects(pytester: pytest.Pytester) -> None:
     # The counterpart, so that the test above cannot pass by the conftest seeing nothing.
     pytester.makeconftest(CONFTEST)
-    sample = {"sample_id": "s1", "prompt": "hi", "assertions": [{"type": "contains", "value": "hi"}]}
-    document = {"schemaVersion": "omk.eval-sample-set/v2", "samples": [sample]}
-    pytester.makefile(".json", **{"eval-samples": json.dumps(document)})
+    write_sample_set(pytester, sample("s1", "hi", assertions=[{"type": "contains", "value": "hi"}]))
     loaded = _run_loaded(pytester, "--omk-executor", "echo", "--omk-judge", "none", "--omk-record-mode=off")
     assert loaded >= {"pydantic", "pytest_omk.models.sample", "pytest_omk.runtime"}
 
