@@ -52,6 +52,7 @@ def pytest_configure(config: pytest.Config) -> None:
     session = OmkSession(config, settings)
     config.stash[sample_host_key] = session
     config.pluginmanager.register(session, "omk-session")
+    config.pluginmanager.register(session.collection, "omk-collection")
     from pytest_omk.xdist_status import register as register_xdist_status
 
     register_xdist_status(config, session.calls.progress, settings.status_interval)

@@ -43,6 +43,7 @@ class CallProgress:
         self._start: float | None = None
         self._counts = {"total": 0, "done": 0, "in_flight": 0, "retrying": 0, "failed": 0}
         self._cost = 0.0
+        self._planned = 0
 
     def _add(self, name: str, delta: int) -> None:
         with self._lock:
@@ -50,8 +51,17 @@ class CallProgress:
                 self._start = self._clock()
             self._counts[name] += delta
 
+    def plan(self, count: int) -> None:
+        """``count`` samples will be started later, as the run loop nears them: count them now."""
+        with self._lock:
+            self._counts["total"] += count
+            self._planned += count
+
     def sample_started(self) -> None:
-        self._add("total", 1)
+        with self._lock:
+            planned = self._planned > 0
+            self._planned -= planned
+        self._add("total", 0 if planned else 1)
 
     def sample_finished(self, *, failed: bool) -> None:
         self._add("done", 1)

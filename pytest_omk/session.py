@@ -15,15 +15,16 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_omk.attempts import Attempts, wait_for_runs
+from pytest_omk.collection_hooks import CollectionHooks
 from pytest_omk.compat import item_level_capture
 from pytest_omk.errors import OmkError
 from pytest_omk.execute.tls import SharedTls
 from pytest_omk.file_checks import check_sample_file
-from pytest_omk.gc_policy import collector_paused, young_collections_spaced
+from pytest_omk.gc_policy import young_collections_spaced
 from pytest_omk.loading.display import display_path
 from pytest_omk.planning import Planner
 from pytest_omk.report.collector import record_collector_key
-from pytest_omk.safety import sandbox_notice, scrub_report
+from pytest_omk.safety import scrub_report
 from pytest_omk.settings import Settings
 from pytest_omk.wiring import CallWiring
 
@@ -34,6 +35,7 @@ if TYPE_CHECKING:
     from pytest_omk.js.v8 import JsEngine
     from pytest_omk.loading import SampleBundle
     from pytest_omk.models.run import SamplePlan, SampleRun
+    from pytest_omk.prefetch import PrefetchWindow
     from pytest_omk.runtime import CallRunner
     from pytest_omk.xdist_prefetch import WorkerFeed
 
@@ -53,16 +55,14 @@ class OmkSession:
         self._futures: dict[str, concurrent.futures.Future[list[SampleRun]]] = {}
         self._unmet: dict[Path, list[str]] = {}
         self._feed: WorkerFeed | None = None
+        self._window: PrefetchWindow[SampleItem] | None = None
         self._tls = SharedTls()
         # JUnit properties cost memory per item: built only when a JUnit file is written.
         self._junit = bool(getattr(config.option, "xmlpath", None))
-        self._recordings_root = (
-            (self.settings.rootdir / self.settings.recordings).resolve() if self.settings.recordings else None
-        )
+        self.collection = CollectionHooks(config, settings)
         self._items: list[pytest.Item] = []
         self._attempts = Attempts()
         self._adopted: dict[int, SampleItem] = {}  # handed over by collection, by id (items include other tests)
-        self._order: dict[str, int] = {}
         self._js: JsEngine | None = None
 
     @property
@@ -119,6 +119,18 @@ class OmkSession:
         )
         return future
 
+    def _prefetch(self, items: list[SampleItem]) -> None:
+        """Start the first samples' calls; each item's setup starts the next (pytest_omk.prefetch)."""
+        from pytest_omk.prefetch import PrefetchWindow, refill_mark, window_size
+
+        self.calls.progress.plan(len(items))
+        concurrency = self.settings.concurrency
+        self._window = PrefetchWindow(
+            items, window_size(concurrency), refill_mark(concurrency), start=lambda item: self.start(item) is not None,
+            waiting=lambda: len(self._futures), seen=self._attempts.seen,
+        )
+        self._window.fill()
+
     def _start_indices(self, indices: list[int]) -> None:
         """Start the calls of the items xdist queued here (by index); one already set up started its own."""
         for index in indices:
@@ -161,7 +173,7 @@ class OmkSession:
             variant=item.plan.variant,
             executor=executor.id if executor is not None else None,
             model=self.settings.model,
-            order=self._order.get(item.nodeid, 0),
+            order=self.collection.order.get(item.nodeid, 0),
         )
         reason = self._skip_reason(item)
         if reason is not None:
@@ -175,14 +187,18 @@ class OmkSession:
                 feed=self._feed, start_indices=self._start_indices,
             )
             item.omk_run = item.omk_runs[0]
-            # The item holds the result now; the future (and its task) need not live to the end.
-            self._futures.pop(item.nodeid, None)
         except concurrent.futures.CancelledError:
             pytest.skip("omk: the model call was cancelled")
         except OmkError as exc:
             error = f"{type(exc).__name__}: {exc}"
         else:
             return
+        finally:
+            # The item holds the result now; the future (and its task) need not live to the end,
+            # and the next sample in the window may start.
+            self._futures.pop(item.nodeid, None)
+            if self._window is not None:
+                self._window.fill()
         # An infrastructure failure: the item ERRORs with one clear line, never a traceback, and
         # is never graded (so it counts neither as a pass nor as a model failure). Raised outside
         # the ``except`` so pytest does not print the chained original exception.
@@ -199,15 +215,11 @@ class OmkSession:
     # --- hooks --------------------------------------------------------------------------------
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_collection(self, session: pytest.Session) -> Generator[None, object, object]:
-        with collector_paused():  # see pytest_omk.gc_policy
-            return (yield)
-
-    @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
         items = [sample for item in session.items if (sample := self._adopted.get(id(item))) is not None]
         if items and not session.config.option.collectonly and self.executor is not None:
-            self.calls.check_keys([item for item in items if self._skip_reason(item) is None])
+            runnable = [item for item in items if self._skip_reason(item) is None]
+            self.calls.check_keys(runnable)
             self._warm_clients()
             plans: dict[Path, list[SamplePlan]] = {}
             for item in items:
@@ -222,8 +234,7 @@ class OmkSession:
                 self._items = session.items
                 self._feed = WorkerFeed.attach(self.config.pluginmanager.get_plugins())
             else:
-                for item in items:
-                    self.start(item)
+                self._prefetch(runnable)
         try:
             with young_collections_spaced():  # see pytest_omk.gc_policy
                 return (yield)
@@ -257,29 +268,6 @@ class OmkSession:
             for name in ("omk_run", "omk_runs"):
                 item.__dict__.pop(name, None)
         return report
-
-    def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:
-        # A recordings directory inside the project holds one file per call (tens of thousands
-        # in a large suite): walking it would slow collection for nothing, and a recorded
-        # fixture named like a sample file must not become a test.
-        if self._recordings_root is not None and collection_path == self._recordings_root:
-            return True
-        return None
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
-        # Last, so that the shard is cut from what -k, -m and --lf left: blocks stay even.
-        if self.settings.shard is not None:
-            selected, deselected = self.settings.shard.split(items)
-            if deselected:
-                config.hook.pytest_deselected(items=deselected)
-                items[:] = selected
-
-    def pytest_collection_finish(self, session: pytest.Session) -> None:
-        # Records are ordered by collection order, which every xdist worker shares, so reports
-        # come out in the same order with and without -n.
-        self._order = {item.nodeid: index for index, item in enumerate(session.items)}
-        sandbox_notice(self.config, session, self.settings.executor)
 
     def pytest_keyboard_interrupt(self) -> None:
         # Ctrl-C: end every call (and the command and tool sessions they started) now. Under

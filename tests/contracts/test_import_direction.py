@@ -18,14 +18,14 @@ PACKAGE = Path(pytest_omk.__file__).parent
 LAYERS = [
     ("pytest_omk", "errors", "js", "proctree", "bodies", "tracebacks"),
     ("models", "converters", "shard", "mcp_servers", "requires", "xdist_prefetch", "endpoints", "progress",
-     "preflight", "gc_policy", "status_files", "field_docs"),
+     "preflight", "gc_policy", "status_files", "field_docs", "prefetch"),
     ("recordings",),
     ("loading", "execute", "agent", "grade", "compare", "offline"),
     ("runtime", "resolve", "judge"),
     ("pipeline", "settings", "report", "schema", "__main__", "live_needs", "status_line"),
     # The pytest layer, bottom to top: only it may import pytest.
     ("options", "compat", "hookspecs", "planning", "wiring", "safety", "recording_session",
-     "report.junit_layout", "file_checks", "xdist_status"),
+     "report.junit_layout", "file_checks", "xdist_status", "collection_hooks"),
     ("collect",),
     ("report.subtests", "report.repeated", "report.collector", "report.run_info", "attempts"),
     ("session",),

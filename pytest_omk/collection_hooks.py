@@ -1,0 +1,54 @@
+"""The plugin's collection-phase hooks: the collector paused, recordings not walked, shards cut.
+
+One plugin object per run (``omk-collection``), made by ``OmkSession``, which reads the collection
+order it keeps for the records.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from pathlib import Path
+
+import pytest
+
+from pytest_omk.gc_policy import collector_paused
+from pytest_omk.safety import sandbox_notice
+from pytest_omk.settings import Settings
+
+
+class CollectionHooks:
+    """What collection does for the plugin; ``order`` is each collected item's index by node id."""
+
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        self.config = config
+        self.settings = settings
+        self.order: dict[str, int] = {}
+        self._recordings_root = (settings.rootdir / settings.recordings).resolve() if settings.recordings else None
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_collection(self, session: pytest.Session) -> Generator[None, object, object]:
+        with collector_paused():  # see pytest_omk.gc_policy
+            return (yield)
+
+    def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:
+        # A recordings directory inside the project holds one file per call (tens of thousands
+        # in a large suite): walking it would slow collection for nothing, and a recorded
+        # fixture named like a sample file must not become a test.
+        if self._recordings_root is not None and collection_path == self._recordings_root:
+            return True
+        return None
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        # Last, so that the shard is cut from what -k, -m and --lf left: blocks stay even.
+        if self.settings.shard is not None:
+            selected, deselected = self.settings.shard.split(items)
+            if deselected:
+                config.hook.pytest_deselected(items=deselected)
+                items[:] = selected
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        # Records are ordered by collection order, which every xdist worker shares, so reports
+        # come out in the same order with and without -n.
+        self.order = {item.nodeid: index for index, item in enumerate(session.items)}
+        sandbox_notice(self.config, session, self.settings.executor)
