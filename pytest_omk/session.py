@@ -216,31 +216,38 @@ class OmkSession:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
-        items = [sample for item in session.items if (sample := self._adopted.get(id(item))) is not None]
-        if items and not session.config.option.collectonly and self.executor is not None:
-            runnable = [item for item in items if self._skip_reason(item) is None]
-            self.calls.check_keys(runnable)
-            self._warm_clients()
-            plans: dict[Path, list[SamplePlan]] = {}
-            for item in items:
-                plans.setdefault(item.bundle.path, []).append(item.plan)
-            self.calls.register_url_sets(plans)
-            # Under xdist each worker sees every item but runs only some: it must not prefetch
-            # them all, or each worker would call the model for every sample. It starts the
-            # items the controller sends it, as they arrive (xdist_prefetch).
-            if self.is_worker:
-                from pytest_omk.xdist_prefetch import WorkerFeed
-
-                self._items = session.items
-                self._feed = WorkerFeed.attach(self.config.pluginmanager.get_plugins())
-            else:
-                self._prefetch(runnable)
+        if not session.config.option.collectonly and self.executor is not None:
+            self._before_run_loop(session)
         try:
             with young_collections_spaced():  # see pytest_omk.gc_policy
                 return (yield)
         finally:
             if self._runner is not None:
                 self._runner.cancel_pending()
+
+    def _before_run_loop(self, session: pytest.Session) -> None:
+        # A method of its own, not the wrapper's body: the wrapper's frame lives as long as the run
+        # loop, and its locals (every plan, so every validated sample) with it.
+        items = [sample for item in session.items if (sample := self._adopted.get(id(item))) is not None]
+        if not items:
+            return
+        runnable = [item for item in items if self._skip_reason(item) is None]
+        self.calls.check_keys(runnable)
+        self._warm_clients()
+        plans: dict[Path, list[SamplePlan]] = {}
+        for item in items:
+            plans.setdefault(item.bundle.path, []).append(item.plan)
+        self.calls.register_url_sets(plans)
+        # Under xdist each worker sees every item but runs only some: it must not prefetch them
+        # all, or each worker would call the model for every sample. It starts the items the
+        # controller sends it, as they arrive (xdist_prefetch).
+        if self.is_worker:
+            from pytest_omk.xdist_prefetch import WorkerFeed
+
+            self._items = session.items
+            self._feed = WorkerFeed.attach(self.config.pluginmanager.get_plugins())
+        else:
+            self._prefetch(runnable)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:

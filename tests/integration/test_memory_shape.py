@@ -65,6 +65,34 @@ def test_a_run_item_holds_no_sample_model_and_files_forget_their_samples(pyteste
         assert " loaded=False plan=False file_samples=0 line=" in line and not line.endswith("line=None"), line
 
 
+LIVE_PLANS_PROBE = """
+import gc
+import pytest
+from pytest_omk.models.run import SamplePlan
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_logstart(nodeid, location):
+    if not nodeid.endswith("::s4"):
+        return
+    # The collector froze what collection allocated (gc_policy): unfreeze to see every object.
+    gc.unfreeze()
+    alive = sorted(o.sample.sample_id for o in gc.get_objects() if isinstance(o, SamplePlan))
+    gc.freeze()
+    print(f"\\nALIVE {alive}")
+"""
+
+
+def test_a_run_samples_model_and_plan_are_freed_before_the_run_ends(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+    # The run loop's own frame once kept every plan (and with it every validated sample) to the
+    # end: about 6 KB per sample that the items had already let go of.
+    write_sample_set(pytester, *(sample(f"s{i}", assertions=[{"type": "contains", "value": "hello"}]) for i in range(5)))
+    pytester.makeconftest(LIVE_PLANS_PROBE)
+    result = omk_run("--omk-executor", "echo", "-s", "-p", "no:randomly", subprocess=True)
+    result.assert_outcomes(passed=5)
+    alive = [line for line in result.stdout.lines if line.startswith("ALIVE ")]
+    assert alive == ["ALIVE ['s4']"], result.stdout.lines[-20:]
+
+
 RECORD_PROBE = """
 import pytest
 

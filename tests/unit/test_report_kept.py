@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,12 @@ def test_a_record_comes_back_whole_from_its_packed_form() -> None:
     assert kept.record() == original
     assert unpack(pack(original)) == original
     assert len(kept.packed) < len(repr(original))
+
+
+def test_a_record_is_kept_compressed() -> None:
+    original = record("a")
+    compact = json.dumps(original, separators=(",", ":"), ensure_ascii=False).encode()
+    assert len(KeptRecord.of(original).packed) < len(compact) / 2
 
 
 def test_the_summary_view_drops_the_text_and_keeps_what_the_summary_reads() -> None:
