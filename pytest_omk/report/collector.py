@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from pytest_omk.settings import Settings
 
 record_collector_key = pytest.StashKey["RecordCollector"]()
+_NONE: tuple[()] = ()
+"""The one empty sequence the kept reports of samples share (see ``_share_keywords``)."""
 
 
 class RecordCollector:
@@ -105,6 +107,14 @@ class RecordCollector:
         shared = self._keywords.setdefault(report.nodeid, report.keywords)  # type: ignore[arg-type]
         if shared is not report.keywords and shared == report.keywords:
             report.keywords = shared
+        if "omk" in report.keywords:
+            # Likewise each report's own empty ``sections`` and ``user_properties`` lists (two of
+            # them for each of a sample's six or so reports): every reader has read them by now
+            # (this hook is the last), and pytest only iterates them later (-rP, -rA).
+            if not report.sections:
+                report.sections = _NONE  # type: ignore[assignment]
+            if not report.user_properties:
+                report.user_properties = _NONE  # type: ignore[assignment]
 
     def ordered(self) -> list[dict[str, Any]]:
         """The records' summary views with their outcome, in collection order (built once the

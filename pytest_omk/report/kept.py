@@ -12,6 +12,7 @@ outcome inputs, costs, metadata, the judge's missing readings). Neither holds a 
 from __future__ import annotations
 
 import json
+import sys
 import zlib
 from dataclasses import dataclass
 from typing import Any
@@ -20,6 +21,9 @@ _EXECUTION_FIELDS = ("costUSD", "latencyMs", "replayed")
 """What the summary reads of an execution: the cost column and total, the latency and replayed cells."""
 _READING_FIELDS = ("type", "status", "cause")
 """What the summary reads of a missing reading: why the judge gave none (``judgeMissingReasons``)."""
+_REPEATED = frozenset({"file", "variant", "executor", "model", "metadata"})
+"""Fields whose text most samples of a run repeat (the file, the model, the metadata's labels):
+kept as one shared string each (:func:`sys.intern`) instead of one copy per sample."""
 _REPORT_ONLY = frozenset({"prompt", "urls", "execution", "assertions", "rubric"})
 """Top-level fields the view leaves out or reduces: their text is read only by the report writers."""
 
@@ -64,7 +68,7 @@ def summary_view(record: dict[str, Any]) -> dict[str, Any]:
     Only missing readings are kept (with their type and cause): the totals count why the judge gave
     none, and nothing at the end of the run reads a passed or failed reading's text.
     """
-    view = {key: value for key, value in record.items() if key not in _REPORT_ONLY}
+    view = {key: _shared(value) if key in _REPEATED else value for key, value in record.items() if key not in _REPORT_ONLY}
     execution = record.get("execution")
     view["execution"] = None if execution is None else {key: execution.get(key) for key in _EXECUTION_FIELDS}
     view["assertions"] = [_missing(entry) for entry in record.get("assertions") or [] if entry.get("status") == "missing"]
@@ -76,3 +80,14 @@ def summary_view(record: dict[str, Any]) -> dict[str, Any]:
 
 def _missing(entry: dict[str, Any]) -> dict[str, Any]:
     return {key: entry.get(key) for key in _READING_FIELDS if key in entry}
+
+
+def _shared(value: Any) -> Any:
+    """``value`` with its strings interned, in nested lists and dicts too."""
+    if isinstance(value, str):
+        return sys.intern(value)
+    if isinstance(value, list):
+        return [_shared(item) for item in value]
+    if isinstance(value, dict):
+        return {sys.intern(key) if isinstance(key, str) else key: _shared(item) for key, item in value.items()}
+    return value

@@ -20,11 +20,13 @@ def pytest_terminal_summary(terminalreporter):
     for nodeid, ids in sorted(by_item.items()):
         count = sum(1 for r in reports if r.nodeid == nodeid)
         terminalreporter.write_line(f"KEYWORDS {nodeid} reports={count} dicts={len(ids)}")
+    empties = {id(seq) for r in reports for seq in (r.sections, r.user_properties) if not seq}
+    terminalreporter.write_line(f"EMPTY SEQUENCES {len(empties)}")
 """
 
 
 @pytest.mark.parametrize("workers", [None, "2"])
-def test_an_items_reports_share_one_keywords_dict(pytester: pytest.Pytester, omk_run: OmkRun, workers: str | None) -> None:
+def test_an_items_reports_share_one_keywords_dict_and_one_empty_sequence(pytester: pytest.Pytester, omk_run: OmkRun, workers: str | None) -> None:
     if workers:
         pytest.importorskip("xdist")
     checks = [{"type": "contains", "value": "hello"}, {"type": "min_length", "value": 1}, {"type": "not_contains", "value": "x"}]
@@ -39,6 +41,10 @@ def test_an_items_reports_share_one_keywords_dict(pytester: pytest.Pytester, omk
         # -rA keeps the passed reports: setup, call, teardown and the three checks' reports.
         assert "reports=" in line and line.endswith("dicts=1"), line
         assert int(line.split("reports=")[1].split()[0]) >= 4, line
+    # Their empty sections and user properties are one shared empty sequence too, and -rA (which
+    # reads them after the run) still works.
+    assert "EMPTY SEQUENCES 1" in result.stdout.lines, result.stdout.lines[-20:]
+    result.stdout.fnmatch_lines(["*PASSED*s0*"])
 
 
 RELEASE_PROBE = """

@@ -83,3 +83,13 @@ def test_totals_terminal_lines_and_comparisons_are_the_same_from_the_views() -> 
     assert summarize(views)["judgeMissingReasons"]  # the missing readings' causes made it through
     options: dict[str, Any] = {"variants": [], "rootdir": Path(".")}
     assert analyze(views, **options) == analyze(rows, **options)
+
+
+def test_views_share_the_text_samples_repeat() -> None:
+    # Built from separate JSON documents, as records arrive: equal strings, distinct objects.
+    first, second = (json.loads(json.dumps(record(name, model="model-under-test"))) for name in ("a", "b"))
+    assert first["model"] is not second["model"]
+    views = [KeptRecord.of(row).view for row in (first, second)]
+    assert views[0]["model"] is views[1]["model"] and views[0]["file"] is views[1]["file"]
+    assert views[0]["metadata"]["capability"][0] is views[1]["metadata"]["capability"][0]
+    assert views[0]["metadata"] == first["metadata"] and views[0]["sample_id"] == "a"
