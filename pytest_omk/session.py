@@ -216,7 +216,7 @@ class OmkSession:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
-        if not session.config.option.collectonly and self.executor is not None:
+        if self._adopted and not session.config.option.collectonly:
             self._before_run_loop(session)
         try:
             with young_collections_spaced():  # see pytest_omk.gc_policy
@@ -229,7 +229,7 @@ class OmkSession:
         # A method of its own, not the wrapper's body: the wrapper's frame lives as long as the run
         # loop, and its locals (every plan, so every validated sample) with it.
         items = [sample for item in session.items if (sample := self._adopted.get(id(item))) is not None]
-        if not items:
+        if not items or self.executor is None:  # the executor is built only when samples are selected
             return
         runnable = [item for item in items if self._skip_reason(item) is None]
         self.calls.check_keys(runnable)
