@@ -11,7 +11,8 @@ It is topped up in batches, when only two samples per call slot are left waiting
 every slot busy until the batch's first calls are sent), not one sample per item: each top-up
 wakes the call thread, which then competes with the run loop for the GIL. Measured on a 10,000-
 sample replay, topping up per item cost 10 s more than starting everything at once (24.5 s ->
-34-38 s); batches cost nothing (24-26 s) and keep the memory bound (384 -> 337 MB peak).
+34-38 s); batches cost about 11 % (25.4 -> 28.2 s in interleaved pairs) and keep the memory bound
+(381 -> 249 MB peak, docs/performance.md).
 
 Under xdist a worker starts what the controller sends it (``pytest_omk.xdist_prefetch``), which
 the scheduler already keeps to a few times the concurrency.
@@ -74,11 +75,6 @@ class PrefetchWindow(Generic[ItemT]):
         self._waiting = waiting
         self._seen = seen
         self._next = 0
-
-    @property
-    def unstarted(self) -> int:
-        """Items the window has not reached yet."""
-        return len(self._items) - self._next
 
     def fill(self) -> None:
         """Top the window up to ``size`` waiting items, if no more than ``refill_at`` are left."""

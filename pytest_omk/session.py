@@ -120,7 +120,7 @@ class OmkSession:
         return future
 
     def _prefetch(self, items: list[SampleItem]) -> None:
-        """Start the first samples' calls; each item's setup starts the next (pytest_omk.prefetch)."""
+        """Start the first samples' calls; the items' setups top the window up (pytest_omk.prefetch)."""
         from pytest_omk.prefetch import PrefetchWindow, refill_mark, window_size
 
         self.calls.progress.plan(len(items))

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 record_collector_key = pytest.StashKey["RecordCollector"]()
 _NONE: tuple[()] = ()
-"""The one empty sequence the kept reports of samples share (see ``_share_keywords``)."""
+"""The one empty sequence the kept reports of samples share (see ``_share_report_parts``)."""
 
 
 class RecordCollector:
@@ -86,7 +86,7 @@ class RecordCollector:
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """Track outcomes and pick up records (a no-op for non-omk items)."""
-        self._share_keywords(report)
+        self._share_report_parts(report)
         if isinstance(report, pytest.SubtestReport):
             return
         record = getattr(report, "omk_record", None)
@@ -99,7 +99,7 @@ class RecordCollector:
         if outcome is not None and self.outcomes.get(report.nodeid) != "error":
             self.outcomes[report.nodeid] = outcome
 
-    def _share_keywords(self, report: pytest.TestReport) -> None:
+    def _share_report_parts(self, report: pytest.TestReport) -> None:
         # pytest gives every report its own copy of the item's keywords (markers included) and
         # the terminal reporter keeps every report to the end: with one report per check that
         # was a tenth of a large replay's memory. The item's reports carry equal dicts; they now

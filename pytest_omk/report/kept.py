@@ -4,9 +4,9 @@ A record arrives as JSON values (nested dicts and lists: about 8 KB per sample i
 sample with a few checks, most of it the containers themselves, not the text). The run keeps, per
 sample, the record packed as compact UTF-8 JSON compressed with zlib (about 2 KB of JSON, 0.9 KB
 packed: at 10,000 samples the compression saves 9 MB for about 0.1 s), which the report writers
-unpack, and
-a small view with only what the terminal section, the run totals and the comparisons read (scores,
-outcome inputs, costs, metadata, the judge's missing readings). Neither holds a pytest object.
+unpack, and a small view with only what the terminal section, the run totals and the comparisons
+read (scores, outcome inputs, costs, metadata, the judge's missing readings). Neither holds a
+pytest object.
 """
 
 from __future__ import annotations

@@ -19,8 +19,6 @@ from tests.integration.conftest import OmkRun, sample, write_sample_set
 SAMPLES = 600
 
 LEAD_EXECUTOR = """
-import json, pathlib
-
 SETUPS = [0]
 LEADS = []
 
