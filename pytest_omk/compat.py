@@ -7,7 +7,7 @@ When pytest changes one of these, this module is the only one to adapt.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -111,3 +111,48 @@ def item_level_capture(config: pytest.Config) -> Iterator[None]:
         yield
     finally:
         capman._capture_fixture = None
+
+
+def subtests_of(item: pytest.Function) -> pytest.Subtests:
+    """The item's ``subtests`` fixture, requested only when a check did not pass.
+
+    Private: ``Function._request``, the item's own fixture request. Sample items do not name the
+    fixture as an argument: setting it up (and the ``request`` fixture) for every item was a
+    twentieth of a large replay, and only failed or skipped checks use it.
+    """
+    subtests: pytest.Subtests = item._request.getfixturevalue("subtests")
+    return subtests
+
+
+def report_passed_subtests(item: pytest.Item, messages: Sequence[str]) -> None:
+    """Report checks that passed, in order, as ``subtests.test(msg=...)`` would report them.
+
+    A sample's checks are graded before any is reported, so a passing check's subtest body does
+    nothing: what pytest's context manager adds per check (an exit stack, a log handler, a report
+    built from the item, its JSON round trip, a capture suspension) changes nothing but time, and
+    was most of the plugin's cost per check in a large replay. Here one report is built through
+    ``pytest_runtest_makereport`` (so every plugin's hook still sees a passed call) and copied for
+    each check, and the capture is suspended once for the batch. Failed and skipped checks still go
+    through ``subtests.test``, which owns failure counting, ``--pdb`` and ``-x``.
+
+    Private: ``_pytest.subtests.SubtestContext`` (the report's ``context``; its constructor is
+    what ``subtests.test`` calls) and ``CaptureManager.global_and_fixture_disabled`` (what
+    ``subtests.test`` suspends capture with around its report). Checked on pytest 9.2.
+    """
+    if not messages:
+        return
+    from _pytest.subtests import SubtestContext
+
+    call = pytest.CallInfo.from_call(lambda: None, when="call")
+    base = item.ihook.pytest_runtest_makereport(item=item, call=call)
+    capman = item.config.pluginmanager.getplugin("capturemanager")
+    suspended = capman.global_and_fixture_disabled() if capman is not None else contextlib.nullcontext()
+    with suspended:
+        for message in messages:
+            report = pytest.SubtestReport.__new__(pytest.SubtestReport)
+            report.__dict__.update(base.__dict__)
+            # Lists other plugins may append to are each report's own, as after pytest's copy.
+            report.sections = list(base.sections)
+            report.user_properties = list(base.user_properties)
+            report.context = SubtestContext(msg=message, kwargs={})
+            item.ihook.pytest_runtest_logreport(report=report)

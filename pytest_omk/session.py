@@ -205,12 +205,12 @@ class OmkSession:
         item.omk_record["error"] = error
         pytest.fail(f"omk: {error}", pytrace=False)
 
-    def grade_item(self, item: SampleItem, subtests: pytest.Subtests) -> None:
+    def grade_item(self, item: SampleItem) -> None:
         """Call phase: grade, report subtests and record the result."""
         from pytest_omk.report.subtests import grade_and_report
 
         with item_level_capture(item.config):
-            grade_and_report(item, subtests, self.settings, self.js)
+            grade_and_report(item, self.settings, self.js)
 
     # --- hooks --------------------------------------------------------------------------------
 

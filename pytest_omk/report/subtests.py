@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_omk.compat import suspend_xfail_mark
+from pytest_omk.compat import report_passed_subtests, subtests_of, suspend_xfail_mark
 from pytest_omk.errors import SampleFailed
 from pytest_omk.grade.scoring import scores_record
 from pytest_omk.grade.verdict import Verdict, verdict
@@ -67,7 +67,21 @@ def checks(sample: Sample, graded: Verdict) -> list[tuple[str, Reading]]:
     return [*zip(labels, graded.readings, strict=True), *((f"rubric: {n}", r) for n, r in graded.rubric.items())]
 
 
-def grade_and_report(item: SampleItem, subtests: pytest.Subtests, settings: Settings, js: JsEngine) -> None:
+def report_checks(item: SampleItem, checked: list[tuple[str, Reading]], *, strict: bool, tripwire: bool) -> None:
+    """One subtest per check, in order: passes in batches, the others through ``subtests.test``."""
+    passed: list[str] = []
+    for message, reading in checked:
+        if reading.status == "pass":
+            passed.append(message)
+            continue
+        report_passed_subtests(item, passed)
+        passed = []
+        with subtests_of(item).test(msg=message):
+            emit_reading(reading, strict=strict, tripwire=tripwire)
+    report_passed_subtests(item, passed)
+
+
+def grade_and_report(item: SampleItem, settings: Settings, js: JsEngine) -> None:
     """Grade the item's run(s), record them, emit one subtest per check; fail the item if needed."""
     sample = item.loaded.sample
     graded = verdict(sample, item.bundle.base_dir, item.omk_runs, settings, js)
@@ -77,8 +91,6 @@ def grade_and_report(item: SampleItem, subtests: pytest.Subtests, settings: Sett
     tripwire = bool(sample.tripwire)
     if tripwire:
         suspend_xfail_mark(item)
-    for message, reading in checks(sample, graded):
-        with subtests.test(msg=message):
-            emit_reading(reading, strict=settings.strict, tripwire=tripwire)
+    report_checks(item, checks(sample, graded), strict=settings.strict, tripwire=tripwire)
     if graded.failure:
         raise SampleFailed(failure_line(graded, SampleRecord.of(item.omk_record), strict=settings.strict))
