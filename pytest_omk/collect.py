@@ -8,6 +8,7 @@ invalid files.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -107,6 +108,12 @@ class SampleItem(FullTraceback, pytest.Function):
         """Call phase: grade the prefetched run and report one subtest per check."""
         self.omk.grade_item(self)
 
+    @property
+    def shown_path(self) -> str:
+        """The sample file's path as users see it."""
+        parent = self.parent
+        return parent.shown_path if isinstance(parent, SampleFile) else display_path(self.path, self.config.rootpath)
+
     def reportinfo(self) -> tuple[Path, int | None, str]:
         parent = self.parent
         line = parent.sample_line(self.sample_id) if isinstance(parent, SampleFile) else None
@@ -137,7 +144,9 @@ class SampleFile(pytest.File):
         self._bundle = bundle
         self.system_file = system_file
 
-    def _display(self) -> str:
+    @cached_property
+    def shown_path(self) -> str:
+        """The file's path as users see it (records, messages): computed once, not per sample."""
         return display_path(self.path, self.config.rootpath)
 
     def sample_line(self, sample_id: str) -> int | None:
@@ -159,7 +168,7 @@ class SampleFile(pytest.File):
             host = self.config.stash[sample_host_key]
             host.file_found()
             js = host.js
-            self._bundle = load_file(self.path, display=self._display(), js=js)
+            self._bundle = load_file(self.path, display=self.shown_path, js=js)
         return self._bundle
 
     def collect(self) -> Iterable[pytest.Item]:

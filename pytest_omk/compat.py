@@ -143,8 +143,9 @@ def report_passed_subtests(item: pytest.Item, messages: Sequence[str]) -> None:
         return
     from _pytest.subtests import SubtestContext
 
+    ihook = item.ihook
     call = pytest.CallInfo.from_call(lambda: None, when="call")
-    base = item.ihook.pytest_runtest_makereport(item=item, call=call)
+    base = ihook.pytest_runtest_makereport(item=item, call=call)
     capman = item.config.pluginmanager.getplugin("capturemanager")
     suspended = capman.global_and_fixture_disabled() if capman is not None else contextlib.nullcontext()
     with suspended:
@@ -155,4 +156,4 @@ def report_passed_subtests(item: pytest.Item, messages: Sequence[str]) -> None:
             report.sections = list(base.sections)
             report.user_properties = list(base.user_properties)
             report.context = SubtestContext(msg=message, kwargs={})
-            item.ihook.pytest_runtest_logreport(report=report)
+            ihook.pytest_runtest_logreport(report=report)

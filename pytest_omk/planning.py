@@ -28,6 +28,9 @@ class Planner:
         self.settings = settings
         self._system_texts: dict[Path, str] = {}
         self._marks: dict[tuple[Any, ...], pytest.MarkDecorator] = {}
+        # Resolving a directory's links walks it with a system call per part: once per file, not
+        # once per sample (it was a tenth of a large replay's call thread).
+        self._real_dirs: dict[Path, Path] = {}
 
     def system_text(self, path: Path) -> str:
         """The text of a system-prompt file, read once."""
@@ -37,6 +40,11 @@ class Planner:
             except OSError as exc:
                 raise pytest.UsageError(f"omk: cannot read system prompt file {path}: {exc.strerror}") from None
         return self._system_texts[path]
+
+    def _real_dir(self, path: Path) -> Path:
+        if path not in self._real_dirs:
+            self._real_dirs[path] = path.resolve()
+        return self._real_dirs[path]
 
     def _system_for(self, system_file: Path | None) -> str | None:
         if system_file is not None:
@@ -57,6 +65,7 @@ class Planner:
         return SamplePlan(
             sample=loaded.sample,
             base_dir=bundle.base_dir,
+            resolved_base=self._real_dir(bundle.base_dir),
             rootdir=self.settings.rootdir,
             system=self.system_text(variant.path) if variant else self._system_for(system_file or bundle.system_file),
             model=self.settings.model,

@@ -21,7 +21,6 @@ from pytest_omk.errors import OmkError
 from pytest_omk.execute.tls import SharedTls
 from pytest_omk.file_checks import check_sample_file
 from pytest_omk.gc_policy import young_collections_spaced
-from pytest_omk.loading.display import display_path
 from pytest_omk.planning import Planner
 from pytest_omk.report.collector import record_collector_key
 from pytest_omk.safety import scrub_report
@@ -168,7 +167,7 @@ class OmkSession:
         executor = self.executor
         item.omk_record = new_record(
             nodeid=item.nodeid,
-            file=display_path(item.path, item.config.rootpath),
+            file=item.shown_path,
             sample=item.loaded.sample,
             variant=item.plan.variant,
             executor=executor.id if executor is not None else None,

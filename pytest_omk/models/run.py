@@ -91,18 +91,26 @@ class SamplePlan:
     """The sample file (stored in recordings, not part of their key)."""
     take: int = 0
     """Attempt of the item: a rerun (pytest-rerunfailures) asks the model again, as take 1, 2 ..."""
+    resolved_base: Path | None = None
+    """``base_dir`` with its links resolved, when the planner already knows it (once per file)."""
 
     # Cached: a plan is frozen, and resolving paths on every call of a large replay is measurable.
     @cached_property
     def cwd(self) -> Path:
         """The sample's working directory: ``cwd`` relative to ``base_dir``, else ``base_dir``."""
-        return (self.base_dir / self.sample.cwd).resolve() if self.sample.cwd else self.base_dir.resolve()
+        return (self._real_base / self.sample.cwd).resolve() if self.sample.cwd else self._real_base
 
     @cached_property
     def cwd_key(self) -> str:
         """``cwd`` relative to the sample file's directory: recordings replay from any checkout
         location and whatever pytest's rootdir is (``--rootdir``, recordings outside the project)."""
-        return Path(os.path.relpath(self.cwd, self.base_dir.resolve())).as_posix()
+        if not self.sample.cwd:
+            return "."
+        return Path(os.path.relpath(self.cwd, self._real_base)).as_posix()
+
+    @cached_property
+    def _real_base(self) -> Path:
+        return self.resolved_base or self.base_dir.resolve()
 
 
 @dataclass(frozen=True)
