@@ -164,9 +164,10 @@ class SampleFile(pytest.File):
 
     def load(self) -> SampleBundle:
         if self._bundle is None:
-            from pytest_omk.loading import load_file
             host = self.config.stash[sample_host_key]
-            host.file_found()
+            host.file_found()  # before the loader's imports, which the call loop's warm-up overlaps
+            from pytest_omk.loading import load_file
+
             js = host.js
             self._bundle = load_file(self.path, display=self.shown_path, js=js)
         return self._bundle
@@ -214,9 +215,10 @@ class SplitDirectory(pytest.Directory):
     def collect(self) -> Iterator[SampleFile]:
         display = display_path(self.path, self.config.rootpath)
         try:
-            from pytest_omk.loading import load_directory
             host = self.config.stash[sample_host_key]
             host.file_found()
+            from pytest_omk.loading import load_directory
+
             bundle = load_directory(self.path, display=display, js=host.js)
         except SampleFileError as exc:
             raise self.CollectError(exc.message) from None

@@ -10,6 +10,7 @@ endpoint (their id already names what runs).
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
@@ -17,11 +18,12 @@ _SECRET_QUERY_PARTS = ("key", "token", "secret", "sig", "password", "auth", "cre
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
+@lru_cache(maxsize=64)
 def endpoint_key(url: str) -> str:
     """``scheme://host:port/path[?query]`` of ``url``: no user info, no credential-like query values.
 
     The port is always written (``https://api.openai.com:443/v1/...``) so that spelling the default
-    port or leaving it out is the same endpoint.
+    port or leaving it out is the same endpoint. Kept per URL: every model call's key asks again.
     """
     parts = urlsplit(url.strip())
     scheme = parts.scheme.lower()

@@ -1,22 +1,19 @@
-"""The run's model-call machinery: an event loop in a background thread, and the call path
-(recordings → concurrency limit → retries → executor) that every model call goes through.
+"""The run's model-call path (recordings → concurrency limit → retries → executor) that every
+model call goes through, and its warm-up.
 
 pytest runs items one after another in the main thread. Model calls are I/O-bound, so they run
-as coroutines on one private event loop; the main thread submits work and blocks only on the
-result it needs next. That is what lets all selected samples be called concurrently while
-pytest still reports them in its own order.
+as coroutines on one private event loop (:mod:`pytest_omk.call_loop`); the main thread submits
+work and blocks only on the result it needs next. That is what lets all selected samples be
+called concurrently while pytest still reports them in its own order.
 """
 
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
-import threading
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, TypeVar
 
 from pytest_omk.endpoints import executor_endpoint
 from pytest_omk.execute.base import Executor, TransientError
@@ -27,52 +24,12 @@ from pytest_omk.models.run import ExecutionRequest
 from pytest_omk.progress import CallProgress
 from pytest_omk.recordings.store import RecordingStore
 
-T = TypeVar("T")
 
+async def preload(*, judge: bool) -> None:
+    """Import the call path (off the main thread, early).
 
-class CallRunner:
-    """An asyncio loop on a daemon thread; coroutines go in, concurrent futures come out."""
-
-    def __init__(self) -> None:
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="pytest-omk-calls", daemon=True)
-        self._thread.start()
-        self._futures: set[concurrent.futures.Future[Any]] = set()
-
-    def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
-        """Schedule ``coro`` on the loop."""
-        future = asyncio.run_coroutine_threadsafe(coro, self._loop)
-        self._futures.add(future)
-        future.add_done_callback(self._futures.discard)
-        return future
-
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        """Run ``coro`` on the loop and wait for it."""
-        return self.submit(coro).result()
-
-    def cancel_pending(self) -> None:
-        """Cancel every call not finished yet (``-x``, Ctrl-C, end of run)."""
-        for future in list(self._futures):
-            future.cancel()
-
-    def close(self, cleanup: Coroutine[Any, Any, None] | None = None) -> None:
-        """Cancel what is left, run ``cleanup`` (closing clients), stop the loop."""
-        self.cancel_pending()
-        if cleanup is not None and self._loop.is_running():
-            # Closing is best effort: it must never mask the run's outcome.
-            with contextlib.suppress(Exception):
-                asyncio.run_coroutine_threadsafe(cleanup, self._loop).result(timeout=10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=10)
-        if not self._loop.is_running():
-            self._loop.close()
-
-
-async def preload(tls: SharedTls, *, judge: bool) -> None:
-    """Import the call path and build the run's one TLS context (off the main thread, early).
-
-    Runs on the call loop while pytest collects: the imports and the CA bundle (tens of
-    milliseconds each) then cost the first wave of calls nothing.
+    Runs on the call loop while pytest collects, after :func:`~pytest_omk.call_loop.preload_transport`:
+    the imports (tens of milliseconds) then cost the first wave of calls nothing.
     """
     import importlib
 
@@ -80,7 +37,6 @@ async def preload(tls: SharedTls, *, judge: bool) -> None:
         importlib.import_module(name)
     if judge:
         importlib.import_module("pytest_omk.judge.judge")
-    tls.context()
 
 
 def share_tls(executors: list[Executor], tls: SharedTls) -> list[Executor]:

@@ -29,13 +29,13 @@ from pytest_omk.wiring import CallWiring
 
 # The call machinery is imported when a run first needs it: loading the plugin stays cheap.
 if TYPE_CHECKING:
+    from pytest_omk.call_loop import CallRunner
     from pytest_omk.collect import SampleFile, SampleItem
     from pytest_omk.execute.base import Executor
     from pytest_omk.js.v8 import JsEngine
     from pytest_omk.loading import SampleBundle
     from pytest_omk.models.run import SamplePlan, SampleRun
     from pytest_omk.prefetch import PrefetchWindow
-    from pytest_omk.runtime import CallRunner
     from pytest_omk.xdist_prefetch import WorkerFeed
 
 NO_EXECUTOR = "no executor configured (set --omk-executor or omk_executor)"
@@ -139,7 +139,7 @@ class OmkSession:
 
     def _call_runner(self) -> CallRunner:
         if self._runner is None:
-            from pytest_omk.runtime import CallRunner
+            from pytest_omk.call_loop import CallRunner
 
             self._runner = CallRunner()
         return self._runner
@@ -149,9 +149,15 @@ class OmkSession:
         TLS context while pytest goes on collecting (once; a run without sample files pays none)."""
         if self._runner is not None or not self.settings.executor or self.config.option.collectonly:
             return
+        from pytest_omk.call_loop import preload_transport
+
+        runner = self._call_runner()
+        # The TLS context first: it needs only httpx, and the main thread meanwhile imports the
+        # models that the call path's own imports (next) need too.
+        runner.submit(preload_transport(self._tls))
         from pytest_omk.runtime import preload
 
-        self._call_runner().submit(preload(self._tls, judge=self.calls.judge_spec is not None))
+        runner.submit(preload(judge=self.calls.judge_spec is not None))
 
     def _warm_clients(self) -> None:
         """Share the TLS context (before any call is submitted) and open the HTTP clients early."""

@@ -81,8 +81,13 @@ class JudgeTemplate:
         return self.system + "\n\n" + self.render(placeholders)
 
     def template_hash(self) -> str:
-        """First 12 hex digits of the SHA-256 of :meth:`source`."""
-        return hashlib.sha256(self.source().encode("utf-8")).hexdigest()[:12]
+        """First 12 hex digits of the SHA-256 of :meth:`source` (computed once per template: every
+        judge call's recording key names it)."""
+        cached: str | None = self.__dict__.get("_hash")
+        if cached is None:
+            cached = hashlib.sha256(self.source().encode("utf-8")).hexdigest()[:12]
+            object.__setattr__(self, "_hash", cached)  # frozen: the hash is derived, not state
+        return cached
 
     def template_id(self) -> str:
         """``<version>#<hash12>``: the judge call's template identity (recording key, report)."""

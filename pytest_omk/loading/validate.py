@@ -7,8 +7,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import ValidationError
 
 from pytest_omk.errors import SampleFileError, format_path
-from pytest_omk.loading.parse import AmbiguousScalar
-from pytest_omk.loading.yaml_nodes import yaml_line_of
+from pytest_omk.loading.parsed import AmbiguousScalar
 from pytest_omk.models import SCHEMA_VERSION, SampleSet
 from pytest_omk.models._base import LocatedValueError
 
@@ -36,7 +35,7 @@ def validate_document(data: Any, *, path: str, text: str | None, js: JsEngine | 
     for at, scalar in ambiguous.items():
         if not _free_form(at):
             where = format_path(list(at))
-            line = yaml_line_of(text, list(at)) if text is not None else None
+            line = _yaml_line(text, list(at))
             raise SampleFileError(path, _ambiguity(scalar), where=where, line=line)
     return document
 
@@ -150,7 +149,7 @@ def _to_sample_file_error(
     reason = " or ".join(messages)
     if rest:
         reason += "".join(f"\n  also {w or '$'}: {' or '.join(m)}" for w, (_, m) in rest)
-    line = yaml_line_of(text, data_path) if text is not None else None
+    line = _yaml_line(text, data_path)
     return SampleFileError(path, reason, where=where or "$", line=line)
 
 
@@ -209,3 +208,13 @@ def _message(error: Any, data_path: list[str | int]) -> str:
     for prefix in ("Value error, ", "Assertion failed, "):
         msg = msg.removeprefix(prefix)
     return msg
+
+
+def _yaml_line(text: str | None, json_path: list[str | int]) -> int | None:
+    """The line of ``json_path`` in a YAML file's ``text`` (``None`` for JSON: no text is passed)."""
+    if text is None:
+        return None
+    # Imported only when a YAML file's error is reported: JSON runs never import PyYAML.
+    from pytest_omk.loading.yaml_nodes import yaml_line_of
+
+    return yaml_line_of(text, json_path)

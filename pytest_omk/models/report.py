@@ -26,10 +26,24 @@ Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed", 
 
 
 class _Record(BaseModel):
-    """A record part: unknown keys are ignored (older reports), optional keys stay absent."""
+    """A record part: unknown keys are ignored (older reports)."""
 
     model_config = ConfigDict(extra="ignore")  # field docstrings: see pytest_omk.field_docs
     OPTIONAL_KEYS: ClassVar[tuple[str, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # Only _WithOptionalKeys's serializer leaves keys out: a part listing any must be one.
+        if cls.OPTIONAL_KEYS and not issubclass(cls, _WithOptionalKeys):
+            raise TypeError(f"{cls.__name__} lists OPTIONAL_KEYS: derive it from _WithOptionalKeys")
+
+
+class _WithOptionalKeys(_Record):
+    """A record part whose ``OPTIONAL_KEYS`` stay absent when they were never set.
+
+    Apart from :class:`_Record` because the serializer is a Python call for every dump of every
+    part (tens of thousands per replay): parts without optional keys do without it.
+    """
 
     @model_serializer(mode="wrap")
     def _leave_out_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
@@ -60,7 +74,7 @@ class RunTally(_Record):
     model_config = ConfigDict(extra="ignore", populate_by_name=True, serialize_by_alias=True)
 
 
-class AssertionEntry(_Record):
+class AssertionEntry(_WithOptionalKeys):
     """One top-level assertion's reading."""
 
     OPTIONAL_KEYS = ("runs", "cause")
@@ -76,7 +90,7 @@ class AssertionEntry(_Record):
     """Why the reading is missing or an error (written only then)."""
 
 
-class RubricEntry(_Record):
+class RubricEntry(_WithOptionalKeys):
     """One rubric dimension's reading (with its spread over the runs of a repeated sample)."""
 
     OPTIONAL_KEYS = ("readings", "sd", "runs", "cause")
@@ -92,7 +106,7 @@ class RubricEntry(_Record):
     """Why the dimension was not scored (written only then)."""
 
 
-class ExecutionRecord(_Record):
+class ExecutionRecord(_WithOptionalKeys):
     """What the executor reported (the first run's, for a repeated sample)."""
 
     OPTIONAL_KEYS = ("cacheReadTokens", "cacheCreationTokens", "fullNumTurns", "numSubAgents")
@@ -126,7 +140,7 @@ class LayerStats(_Record):
     sd: Number | None = Field(default=None, ge=0)
 
 
-class Repeats(_Record):
+class Repeats(_WithOptionalKeys):
     """Present when the sample ran ``--omk-repeat N`` > 1 times."""
 
     OPTIONAL_KEYS = ("runs", "costUSD")

@@ -11,12 +11,12 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
-from pytest_omk.models.report import ModelCalls, Number, Outcome, Score, _Record
+from pytest_omk.models.report import ModelCalls, Number, Outcome, Score, _Record, _WithOptionalKeys
 
 RecordMode = Literal["new_episodes", "none", "all", "off"]
 
 
-class ReportConfig(_Record):
+class ReportConfig(_WithOptionalKeys):
     """Options that shaped the run. Never contains API keys or other secrets."""
 
     # Every key is written by this version; all are optional so that a merge of older shards'
@@ -59,7 +59,7 @@ class SummaryMeans(_Record):
     judge: Score = None
 
 
-class ReportSummary(_Record):
+class ReportSummary(_WithOptionalKeys):
     """Run totals: outcome counts, layer means, model calls, cost, missing judge readings."""
 
     OPTIONAL_KEYS: ClassVar[tuple[str, ...]] = ("judgeMissingReasons",)

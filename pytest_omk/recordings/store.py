@@ -82,6 +82,7 @@ class RecordingStore:
         self._lock = threading.Lock()
         self._index = RecordingIndex(self.directory) if self.directory is not None else None
         self._reader = DocumentReader(mode, self._warn)
+        self._shard_dirs: dict[tuple[str, str], Path] = {}
         # ``once``: recordings made before the run started (under xdist: the controller's start).
         self.started_ns = time.time_ns() if started_ns is None else started_ns
 
@@ -250,8 +251,12 @@ class RecordingStore:
 
     def _path(self, kind: str, key: str, label: str, redactor: Scrubber) -> Path:
         assert self.directory is not None
+        # Shard directories are few (256 per kind) and every call looks one up: joined once each.
+        shard = self._shard_dirs.get((kind, key[:2]))
+        if shard is None:
+            shard = self._shard_dirs[(kind, key[:2])] = shard_dir(self.directory, kind, key)
         # The label is scrubbed too: a sample id is user text and becomes a file name.
-        return shard_dir(self.directory, kind, key) / file_name(redactor.text(label), key, redactor.secrets)
+        return shard / file_name(redactor.text(label), key, redactor.secrets)
 
     def _lookup(self, kind: str, identity: Mapping[str, Any], label: str) -> Document | None:
         if not self.replays:

@@ -21,7 +21,7 @@ LAYERS = [
      "preflight", "gc_policy", "status_files", "field_docs", "prefetch"),
     ("recordings",),
     ("loading", "execute", "agent", "grade", "compare", "offline"),
-    ("runtime", "resolve", "judge"),
+    ("runtime", "call_loop", "resolve", "judge"),
     ("pipeline", "settings", "report", "schema", "__main__", "live_needs", "status_line"),
     # The pytest layer, bottom to top: only it may import pytest.
     ("options", "compat", "hookspecs", "planning", "wiring", "safety", "recording_session",

@@ -355,8 +355,9 @@ def test_warmed_executors_share_one_tls_context_and_reuse_their_client(
     """One CA bundle load for the whole run; the clients exist before the first call."""
     import ssl
 
+    from pytest_omk.call_loop import preload_transport
     from pytest_omk.execute.tls import SharedTls
-    from pytest_omk.runtime import preload, share_tls, warm_clients
+    from pytest_omk.runtime import share_tls, warm_clients
 
     built: list[ssl.SSLContext] = []
     original = ssl.create_default_context
@@ -373,7 +374,7 @@ def test_warmed_executors_share_one_tls_context_and_reuse_their_client(
     tls = SharedTls()
 
     async def go() -> list[bool]:
-        await preload(tls, judge=False)
+        await preload_transport(tls)
         await warm_clients(share_tls(list(executors), tls))
         clients = [e._http._client for e in executors]
         assert all(c is not None for c in clients)
@@ -390,8 +391,9 @@ def test_warmed_executors_share_one_tls_context_and_reuse_their_client(
 
 def test_a_client_built_before_the_warm_up_builds_the_shared_context_itself(fake_llm: FakeLLM) -> None:
     """Whichever comes first, the warm-up or a call, the context is built once and shared."""
+    from pytest_omk.call_loop import preload_transport
     from pytest_omk.execute.tls import SharedTls
-    from pytest_omk.runtime import preload, share_tls
+    from pytest_omk.runtime import share_tls
 
     executor = OpenAIExecutor(10, base_url=fake_llm.openai_base_url, api_key=KEY)
     tls = SharedTls()
@@ -400,7 +402,7 @@ def test_a_client_built_before_the_warm_up_builds_the_shared_context_itself(fake
         share_tls([executor], tls)
         await executor.execute(ExecutionRequest(prompt="hello"))  # before any warm-up
         assert tls.builds == 1
-        await preload(tls, judge=False)
+        await preload_transport(tls)
         await executor.aclose()
 
     asyncio.run(go())

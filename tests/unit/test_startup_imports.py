@@ -20,7 +20,10 @@ from pytest_omk.execute.names import BUILTIN_EXECUTORS
 from tests.integration.conftest import sample, write_sample_set
 
 LATE = ("pytest_omk.report.html", "pytest_omk.report.markdown")
-HEAVY = ("pydantic", "yaml", "asyncio", "httpx", "py_mini_racer", "pytest_omk.models.sample", "pytest_omk.runtime")
+HEAVY = (
+    "pydantic", "yaml", "asyncio", "httpx", "py_mini_racer",
+    "pytest_omk.models.sample", "pytest_omk.runtime", "pytest_omk.call_loop",
+)
 """Imported only once a sample file is collected (the models, the call path, the loop thread)."""
 
 
@@ -70,7 +73,7 @@ def test_a_run_with_a_sample_file_starts_the_call_path_while_it_collects(pyteste
     pytester.makeconftest(CONFTEST)
     write_sample_set(pytester, sample("s1", "hi", assertions=[{"type": "contains", "value": "hi"}]))
     loaded = _run_loaded(pytester, "--omk-executor", "echo", "--omk-judge", "none", "--omk-record-mode=off")
-    assert loaded >= {"pydantic", "pytest_omk.models.sample", "pytest_omk.runtime"}
+    assert loaded >= {"pydantic", "pytest_omk.models.sample", "pytest_omk.runtime", "pytest_omk.call_loop"}
 
 
 def test_the_builtin_names_are_the_factorys() -> None:
@@ -86,3 +89,28 @@ def test_every_lazily_exported_name_resolves(package: str) -> None:
         assert getattr(module, name) is not None, name
     with pytest.raises(AttributeError):
         module.not_a_name  # noqa: B018
+
+
+FORMAT_READERS = ("yaml", "lxml")
+"""Imported only when a run needs them: PyYAML for a YAML sample file, lxml for a fetched page."""
+
+READERS_CONFTEST = f"""
+import json, sys
+
+def pytest_unconfigure(config):
+    with open("loaded.json", "w") as out:
+        json.dump([m for m in {FORMAT_READERS!r} if m in sys.modules], out)
+"""
+
+
+@pytest.mark.parametrize(("name", "expected"), [("eval-samples.json", set()), ("eval-samples.yaml", {"yaml"})])
+def test_a_run_imports_the_yaml_reader_only_for_yaml_files_and_no_html_parser(
+    pytester: pytest.Pytester, name: str, expected: set[str]
+) -> None:
+    # Each is tens of milliseconds before the first model call; neither is needed to read JSON or
+    # to run samples without URLs. The YAML case shows that the conftest sees the imports.
+    pytester.makeconftest(READERS_CONFTEST)
+    write_sample_set(pytester, sample("s1", "hi", assertions=[{"type": "contains", "value": "hi"}]), name=name)
+    loaded = _run_loaded(pytester, "-p", "no:hypothesispytest", "--omk-executor", "echo", "--omk-judge", "none",
+                         "--omk-record-mode=off")
+    assert loaded == expected
