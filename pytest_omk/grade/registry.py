@@ -7,7 +7,6 @@ adding a type means adding its class and one table entry, never a branch here.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 
 from pytest_omk.grade import agent, composite, custom, judged, similarity, structured, telemetry, text
 from pytest_omk.grade.base import GradeContext, Grader, finish
@@ -37,4 +36,4 @@ def grade(assertion: AssertionBase, ctx: GradeContext) -> Reading:
 
 def grade_sample(assertions: Sequence[AssertionBase], ctx: GradeContext) -> list[Reading]:
     """Grade a sample's top-level assertions in order, telling each grader its index."""
-    return [grade(assertion, replace(ctx, index=index)) for index, assertion in enumerate(assertions)]
+    return [grade(assertion, ctx.at(index)) for index, assertion in enumerate(assertions)]

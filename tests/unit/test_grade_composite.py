@@ -106,3 +106,12 @@ def test_grade_sample_tells_each_grader_its_top_level_index() -> None:
     ctx: GradeContext = make_ctx(sample, "hello", judge_readings={3: Reading.passed("score 5", score=5)})
     out = grade_sample(sample.assertions or [], ctx)
     assert [r.status for r in out] == ["pass", "missing", "fail", "pass"]
+
+
+def test_a_context_at_another_index_is_the_same_context_with_that_index() -> None:
+    from dataclasses import replace
+
+    ctx: GradeContext = make_ctx(make_sample(HAS), "hello", judge_readings={1: Reading.passed("ok", score=4)})
+    moved = ctx.at(2)
+    assert moved == replace(ctx, index=2) and moved.index == 2 and ctx.index == 0
+    assert ctx.at(0) is ctx and moved.output == "hello" and moved.judge_readings is ctx.judge_readings
