@@ -51,8 +51,8 @@ def _omk(mode: str, recordings: Path | str = "recordings") -> tuple[str, ...]:
         "bench-judge",
         "--omk-record-mode",
         mode,
-        # One token: pytest takes a separate existing path outside the project for a test path
-        # and moves its rootdir there, and recording keys still depend on the rootdir.
+        # One token: pytest would take a separate existing path for a test path and collect it
+        # (recording keys no longer depend on the rootdir, but the run would change).
         f"--omk-recordings={recordings}",
         "--omk-concurrency",
         str(CONCURRENCY),
