@@ -115,7 +115,12 @@ def shard_dir(directory: Path, kind: str, key: str) -> Path:
 
 def file_name(label: str, key: str, secrets: Iterable[str] = ()) -> str:
     """``<slug>-<16 hex>.json``, no spelling of ``secrets`` in the slug (:func:`slugify`)."""
-    return f"{slugify(label, secrets)}-{key[:_HASH_IN_NAME]}.json"
+    return slugged_name(slugify(label, secrets), key)
+
+
+def slugged_name(slug: str, key: str) -> str:
+    """:func:`file_name` from a slug already made (a store reuses a label's slug for its calls)."""
+    return f"{slug}-{key[:_HASH_IN_NAME]}.json"
 
 
 def name_hash(name: str) -> str | None:

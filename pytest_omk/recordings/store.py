@@ -26,10 +26,10 @@ from pytest_omk.recordings.files import (
     build_document,
     check_identity,
     check_kind,
-    file_name,
     recording_key,
     render,
     shard_dir,
+    slugged_name,
     sweep_stale_temps,
     write_atomic,
 )
@@ -37,6 +37,7 @@ from pytest_omk.recordings.index import RecordingIndex
 from pytest_omk.recordings.modes import RECORD_MODES, RecordMode, relative_source, touch
 from pytest_omk.recordings.modes import records as _records_in
 from pytest_omk.recordings.modes import replays as _replays_in
+from pytest_omk.recordings.naming import LabelNaming
 from pytest_omk.recordings.reader import DocumentReader
 from pytest_omk.recordings.scrub import Scrubber, environment_snapshot, secrets_from_env
 
@@ -83,6 +84,7 @@ class RecordingStore:
         self._index = RecordingIndex(self.directory) if self.directory is not None else None
         self._reader = DocumentReader(mode, self._warn)
         self._shard_dirs: dict[tuple[str, str], Path] = {}
+        self._naming: LabelNaming | None = None
         # ``once``: recordings made before the run started (under xdist: the controller's start).
         self.started_ns = time.time_ns() if started_ns is None else started_ns
 
@@ -144,7 +146,7 @@ class RecordingStore:
         # rotating that secret turns the call into a miss. Only the hash reaches disk, not the secret.
         key = recording_key(kind, identity)
         redactor = self._redactor()
-        path = self._path(kind, key, label, redactor)
+        path = self._path(kind, key, label)
         file = relative_source(source, self.directory)
         document = build_document(
             kind, key, redactor.text(label), redactor.data(dict(identity)), redactor.data(dict(payload)), file
@@ -225,7 +227,7 @@ class RecordingStore:
         redactor = self._redactor()
         directory = self.directory
         key = recording_key(kind, identity)
-        expected = self._path(kind, key, label, redactor).relative_to(directory)
+        expected = self._path(kind, key, label).relative_to(directory)
         lines = describe_miss(
             mode=self.mode,
             kind=kind,
@@ -246,17 +248,25 @@ class RecordingStore:
         assert self.directory is not None
         return relative_source(source, self.directory) in self._index.sample_files_before(self.started_ns)
 
-    def _redactor(self) -> Scrubber:
-        return Scrubber(self._secrets)
+    def _current_naming(self) -> LabelNaming:
+        # Every lookup and write scrubs with the run's secrets, which change only in add_secrets:
+        # the scrubber and the slugs made with it are kept until then (a thread still holding the
+        # previous naming fills only that naming's slugs).
+        naming = self._naming
+        if naming is None or naming.secrets is not self._secrets:
+            naming = self._naming = LabelNaming(self._secrets)
+        return naming
 
-    def _path(self, kind: str, key: str, label: str, redactor: Scrubber) -> Path:
+    def _redactor(self) -> Scrubber:
+        return self._current_naming().scrubber
+
+    def _path(self, kind: str, key: str, label: str) -> Path:
         assert self.directory is not None
         # Shard directories are few (256 per kind) and every call looks one up: joined once each.
         shard = self._shard_dirs.get((kind, key[:2]))
         if shard is None:
             shard = self._shard_dirs[(kind, key[:2])] = shard_dir(self.directory, kind, key)
-        # The label is scrubbed too: a sample id is user text and becomes a file name.
-        return shard / file_name(redactor.text(label), key, redactor.secrets)
+        return shard / slugged_name(self._current_naming().slug(label), key)
 
     def _lookup(self, kind: str, identity: Mapping[str, Any], label: str) -> Document | None:
         if not self.replays:
@@ -264,7 +274,7 @@ class RecordingStore:
         check_kind(kind)
         check_identity(identity)
         key = recording_key(kind, identity)
-        path = self._path(kind, key, label, self._redactor())
+        path = self._path(kind, key, label)
         document = self._reader.matching(path, key)
         if document is not None:
             return document

@@ -525,6 +525,32 @@ def test_secrets_never_reach_any_file_byte(rec_dir: Path, monkeypatch: pytest.Mo
     assert SENTINEL not in str(info.value)
 
 
+def test_a_labels_file_name_is_made_once_for_all_its_calls(rec_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A sample's executor call, judge calls and repeats share its label (the sample id): its slug
+    # (Unicode normalisation and scrubbing) is made once, and every recording still carries it.
+    from pytest_omk.recordings import naming
+
+    slugs: list[str] = []
+    real = naming.slugify
+    monkeypatch.setattr(naming, "slugify", lambda label, secrets=(): slugs.append(label) or real(label, secrets))
+    recordings = store(rec_dir)
+    for prompt in ("one", "two", "three"):
+        call(recordings, request(prompt=prompt, sample_id="Grüße an Ada"), Live())
+    assert slugs == ["Grüße an Ada"]
+    assert [p.name.rpartition("-")[0] for p in recording_files(rec_dir)] == ["grue-an-ada"] * 3
+
+
+def test_a_secret_added_later_is_redacted_from_names_made_after(rec_dir: Path) -> None:
+    token = "mcp-token-4f9e2a71c3"
+    recordings = store(rec_dir)
+    call(recordings, request(prompt="before", sample_id=f"uses {token}"), Live())
+    recordings.add_secrets([token])
+    call(recordings, request(prompt="after", sample_id=f"uses {token}"), Live())
+    names = sorted(p.name for p in recording_files(rec_dir))
+    assert sum(token in name for name in names) == 1  # the first was named before the token was known
+    assert sum("redacted" in name for name in names) == 1
+
+
 # ---------------------------------------------------------------------------------------------
 # Concurrent and interrupted writers
 

@@ -93,3 +93,12 @@ def test_views_share_the_text_samples_repeat() -> None:
     assert views[0]["model"] is views[1]["model"] and views[0]["file"] is views[1]["file"]
     assert views[0]["metadata"]["capability"][0] is views[1]["metadata"]["capability"][0]
     assert views[0]["metadata"] == first["metadata"] and views[0]["sample_id"] == "a"
+
+
+def test_a_record_larger_than_the_packing_window_comes_back_whole() -> None:
+    # Records are packed with a 4 KB window; an agent's trace or a long answer is many times that.
+    words = [f"step {i}: called tool_{i % 7} with {{'path': 'src/mod_{i}.py'}} -> ok" for i in range(3000)]
+    original = record("big", execution={"output": "\n".join(words), "trace": words, "replayed": False})
+    packed = pack(original)
+    assert unpack(packed) == original
+    assert len(packed) < len(json.dumps(original)) / 4
