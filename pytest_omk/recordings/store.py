@@ -249,9 +249,8 @@ class RecordingStore:
         return relative_source(source, self.directory) in self._index.sample_files_before(self.started_ns)
 
     def _current_naming(self) -> LabelNaming:
-        # Every lookup and write scrubs with the run's secrets, which change only in add_secrets:
-        # the scrubber and the slugs made with it are kept until then (a thread still holding the
-        # previous naming fills only that naming's slugs).
+        # The secrets change only in add_secrets: the scrubber and its slugs are kept until then
+        # (a thread still holding the previous naming fills only that naming's slugs).
         naming = self._naming
         if naming is None or naming.secrets is not self._secrets:
             naming = self._naming = LabelNaming(self._secrets)
