@@ -69,7 +69,6 @@ class OmkSession:
         """This process's V8 engine for JavaScript semantics (its context starts on first use)."""
         if self._js is None:
             from pytest_omk.js.v8 import JsEngine
-
             self._js = JsEngine()
         return self._js
 
@@ -153,8 +152,9 @@ class OmkSession:
 
         runner = self._call_runner()
         # The TLS context first: it needs only httpx, and the main thread meanwhile imports the
-        # models that the call path's own imports (next) need too.
-        runner.submit(preload_transport(self._tls))
+        # models the call path needs. A replay-only run connects nowhere: no CA bundle to load.
+        if not self.calls.replay_only:
+            runner.submit(preload_transport(self._tls))
         from pytest_omk.runtime import preload
 
         runner.submit(preload(judge=self.calls.judge_spec is not None))

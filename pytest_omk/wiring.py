@@ -82,6 +82,12 @@ class CallWiring:
         except ConfigError as exc:
             raise pytest.UsageError(f"omk: {exc}") from None
 
+    @property
+    def replay_only(self) -> bool:
+        """Whether every call must come from a recording (``none`` with a recordings directory, as
+        the store decides): such a run wraps its executors in ``ReplayOnly`` and connects nowhere."""
+        return self.settings.record_mode == "none" and self._recordings_dir() is not None
+
     def executors(self) -> list[Executor]:
         """The executors made so far (model under test, judge)."""
         return [e for e in (self._executor, self._judge_executor) if e is not None]

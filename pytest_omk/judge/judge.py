@@ -164,14 +164,14 @@ class LLMJudge:
         does (under ``failure=error``) a reply still unusable after one re-ask."""
         jobs, settled = self.plan_jobs(plan, resolved, execution)
         answers = await self._answers(plan, jobs)
-        answers = await self._reask(plan, jobs, answers)
+        replies = [_read(job, answer.output) for job, answer in zip(jobs, answers, strict=True)]
+        answers, replies = await self._reask(plan, jobs, answers, replies)
         rubric_replies: dict[str, list[JudgeReply | str]] = {}
         assertions: dict[int, Reading] = dict(settled)
-        for job, answer in zip(jobs, answers, strict=True):
+        for job, reply in zip(jobs, replies, strict=True):
             if isinstance(job.key, str):
-                rubric_replies.setdefault(job.key, []).append(parse_rubric_reply(answer.output))
+                rubric_replies.setdefault(job.key, []).append(reply)
             else:
-                reply = parse_assertion_reply(answer.output)
                 assertions[job.key] = assertion_reading(reply, job.threshold, job.template.kind)
 
         rubric: dict[str, Reading] = {}
@@ -212,24 +212,28 @@ class LLMJudge:
         return answers
 
     async def _reask(
-        self, plan: SamplePlan, jobs: Sequence[_Job], answers: list[ExecutionResult]
-    ) -> list[ExecutionResult]:
-        """Ask once more where a reply was unusable (``failure=error`` only); the new reply counts."""
+        self, plan: SamplePlan, jobs: Sequence[_Job], answers: list[ExecutionResult], replies: list[JudgeReply | str]
+    ) -> tuple[list[ExecutionResult], list[JudgeReply | str]]:
+        """Ask once more where a reply was unusable (``failure=error`` only); the new reply counts.
+
+        ``replies`` are ``answers`` read (a defect message for an unusable one); both are returned
+        with the new answers in place.
+        """
         if self.failure != "error":
-            return answers
-        bad = [_unusable(job, answer.output) for job, answer in zip(jobs, answers, strict=True)]
+            return answers, replies
         # A dimension with one usable replicate is scored from it; only a key with none is re-asked.
-        hopeless = {job.key for job in jobs} - {job.key for job, b in zip(jobs, bad, strict=True) if not b}
+        usable = {job.key for job, reply in zip(jobs, replies, strict=True) if not isinstance(reply, str)}
+        hopeless = {job.key for job in jobs} - usable
         redo = [next(i for i, job in enumerate(jobs) if job.key == key) for key in hopeless]
         if not redo:
-            return answers
+            return answers, replies
         # A replicate number past the planned ones: its own recording, the same prompt.
         again = [dataclasses.replace(jobs[i], replicate=jobs[i].replicate + self.repeat) for i in redo]
         fresh = await self._answers(plan, again)
-        merged = list(answers)
-        for index, answer in zip(redo, fresh, strict=True):
-            merged[index] = answer
-        return merged
+        merged, read = list(answers), list(replies)
+        for index, job, answer in zip(redo, again, fresh, strict=True):
+            merged[index], read[index] = answer, _read(job, answer.output)
+        return merged, read
 
     def _check_judged(
         self, jobs: Sequence[_Job], rubric: Mapping[str, Reading], assertions: Mapping[int, Reading]
@@ -249,7 +253,6 @@ class LLMJudge:
             )
 
 
-def _unusable(job: _Job, output: str) -> bool:
-    """Whether a judge reply cannot be read as a score."""
-    reply = parse_rubric_reply(output) if isinstance(job.key, str) else parse_assertion_reply(output)
-    return isinstance(reply, str)
+def _read(job: _Job, output: str) -> JudgeReply | str:
+    """A judge reply read as its job's kind (a rubric dimension's or an assertion's), or its defect."""
+    return parse_rubric_reply(output) if isinstance(job.key, str) else parse_assertion_reply(output)

@@ -58,6 +58,10 @@ class RecordCollector:
         self._keywords: dict[str, dict[str, Any]] = {}
         self._rows: list[dict[str, Any]] | None = None
         self._resume_gc: Callable[[], None] = lambda: None
+        self.targets = ReportTargets.from_options(
+            settings.report, settings.html, settings.markdown, os.environ, self._path
+        )
+        """The report files this run writes; records are kept whole only when there is one."""
         if settings.baseline:
             # Read now, so an unusable baseline is a usage error before any model is called.
             try:
@@ -91,7 +95,7 @@ class RecordCollector:
             return
         record = getattr(report, "omk_record", None)
         if record is not None:
-            self.records[report.nodeid] = KeptRecord.of(record)
+            self.records[report.nodeid] = KeptRecord.of(record, whole=self.targets.wanted)
             # Last of the report's readers (trylast): pytest keeps every report to the end of the
             # session, and with it the record in its JSON-value form, four times the kept one.
             del report.omk_record  # set by OmkSession on teardown
@@ -163,11 +167,9 @@ class RecordCollector:
         if self.regression and session.exitstatus == pytest.ExitCode.OK:
             # The gate: the tests themselves passed, but the run regressed against the baseline.
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        settings = self.settings
-        targets = ReportTargets.from_options(settings.report, settings.html, settings.markdown, os.environ, self._path)
-        if targets.wanted:
+        if self.targets.wanted:
             document = self._document(session, self.full_rows(), totals, analysis)
-            self.written = write_reports(document, targets, {*secrets_from_env(os.environ), *self.extra_secrets})
+            self.written = write_reports(document, self.targets, {*secrets_from_env(os.environ), *self.extra_secrets})
 
     def pytest_unconfigure(self) -> None:
         self._resume_gc()

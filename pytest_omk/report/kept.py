@@ -2,11 +2,11 @@
 
 A record arrives as JSON values (nested dicts and lists: about 8 KB per sample in CPython for a
 sample with a few checks, most of it the containers themselves, not the text). The run keeps, per
-sample, the record packed as compact UTF-8 JSON compressed with zlib (about 2 KB of JSON, 0.9 KB
-packed: at 10,000 samples the compression saves 9 MB for about 0.2 s, see
-:data:`PACK_WINDOW_BITS`), which the report writers unpack, and a small view with only what the
-terminal section, the run totals and the comparisons read (scores, outcome inputs, costs,
-metadata, the judge's missing readings). Neither holds a pytest object.
+sample, a small view with only what the terminal section, the run totals and the comparisons read
+(scores, outcome inputs, costs, metadata, the judge's missing readings) and, when a report file is
+written, the whole record packed as compact UTF-8 JSON compressed with zlib (about 2 KB of JSON,
+0.9 KB packed: at 10,000 samples the compression saves 9 MB for about 0.2 s, see
+:data:`PACK_WINDOW_BITS`), which the report writers unpack. Neither holds a pytest object.
 """
 
 from __future__ import annotations
@@ -30,18 +30,22 @@ _REPORT_ONLY = frozenset({"prompt", "urls", "execution", "assertions", "rubric"}
 
 @dataclass(frozen=True, slots=True)
 class KeptRecord:
-    """One sample's record as the run keeps it: ``packed`` for the reports, ``view`` for the summary."""
+    """One sample's record as the run keeps it: ``view`` for the summary, ``packed`` for the reports
+    (``None`` when the run writes no report)."""
 
-    packed: bytes
+    packed: bytes | None
     view: dict[str, Any]
 
     @classmethod
-    def of(cls, record: dict[str, Any]) -> KeptRecord:
-        """Keep ``record`` (the wire form on the item's teardown report)."""
-        return cls(packed=pack(record), view=summary_view(record))
+    def of(cls, record: dict[str, Any], *, whole: bool = True) -> KeptRecord:
+        """Keep ``record`` (the wire form on the item's teardown report); the whole of it only when
+        ``whole``: packing took a twentieth of a large replay, for records nothing would read."""
+        return cls(packed=pack(record) if whole else None, view=summary_view(record))
 
     def record(self) -> dict[str, Any]:
-        """The whole record again, as it arrived."""
+        """The whole record again, as it arrived (only a record kept whole has it)."""
+        if self.packed is None:
+            raise ValueError(f"the record of {self.view.get('nodeid')!r} was kept for the summary only")
         return unpack(self.packed)
 
 

@@ -331,6 +331,33 @@ def test_the_whole_run_builds_one_tls_context_even_when_calls_start_before_the_w
     assert len(builds) == 1
 
 
+def test_a_replay_only_run_loads_no_ca_bundle(
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A replay-only run connects nowhere, so it builds no TLS context (tens of milliseconds)."""
+    import ssl
+
+    write_sample_set(pytester, *(sample(f"s{i}", "Say hi") for i in range(3)))
+    llm.add_rule("Say hi", "hi there")
+    args = ("--omk-executor", "openai", "--omk-judge", "openai", "--omk-recordings", "rec")
+    omk_run(*args, "--omk-record-mode", "new_episodes").assert_outcomes(passed=3)
+    builds: list[object] = []
+    original = ssl.create_default_context
+
+    def counting(*args: Any, **kwargs: Any) -> ssl.SSLContext:
+        builds.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(ssl, "create_default_context", counting)
+    replay = omk_run(*args, "--omk-record-mode", "none")
+    replay.assert_outcomes(passed=3)
+    replay.stdout.fnmatch_lines(["model calls: 0 live, 3 replayed*"])
+    assert builds == []
+    # A run that may call live still warms the context up while pytest collects.
+    omk_run(*args, "--omk-record-mode", "new_episodes").assert_outcomes(passed=3)
+    assert len(builds) == 1
+
+
 def test_a_plain_api_run_never_imports_the_agent(pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM) -> None:
     """The agent package (providers, tools, the MCP client) is start-up a plain API run does not need."""
     pytester.makeconftest(

@@ -126,3 +126,27 @@ def test_no_kept_report_holds_a_record_and_the_summary_still_has_every_sample(
     [line] = [line for line in result.stdout.lines if line.startswith("REPORTS ")]
     assert int(line.split()[1]) >= 9 and line.endswith("HOLDING []"), line
     result.stdout.fnmatch_lines(["*omk scores*", "samples: 3  passed 3"])
+
+
+PACKED_PROBE = """
+import pytest
+from pytest_omk.report.collector import record_collector_key
+
+@pytest.hookimpl(trylast=True)
+def pytest_terminal_summary(terminalreporter):
+    kept = terminalreporter.config.stash[record_collector_key].records.values()
+    terminalreporter.write_line(f"PACKED {sum(k.packed is not None for k in kept)} OF {len(kept)}")
+"""
+
+
+@pytest.mark.parametrize(("report", "packed"), [((), 0), (("--omk-report=r.json",), 3), (("--omk-markdown=r.md",), 3)])
+def test_whole_records_are_kept_only_when_a_report_file_is_written(
+    pytester: pytest.Pytester, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch, report: tuple[str, ...], packed: int
+) -> None:
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    write_sample_set(pytester, *(sample(f"s{i}", assertions=[{"type": "contains", "value": "hello"}]) for i in range(3)))
+    pytester.makeconftest(PACKED_PROBE)
+    result = omk_run("--omk-executor", "echo", *report)
+    result.assert_outcomes(passed=3)
+    assert f"PACKED {packed} OF 3" in result.stdout.lines, result.stdout.lines[-20:]
+    result.stdout.fnmatch_lines(["*omk scores*", "samples: 3  passed 3"])

@@ -7,6 +7,8 @@ import math
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from pytest_omk.compare.analysis import analyze
 from pytest_omk.report.kept import KeptRecord, pack, unpack
 from pytest_omk.report.terminal import render_summary, summarize
@@ -102,3 +104,13 @@ def test_a_record_larger_than_the_packing_window_comes_back_whole() -> None:
     packed = pack(original)
     assert unpack(packed) == original
     assert len(packed) < len(json.dumps(original)) / 4
+
+
+def test_a_record_kept_for_the_summary_only_has_the_same_view_and_no_packed_form() -> None:
+    # A run that writes no report file never reads the whole record back: it is not packed.
+    original = record("a")
+    summary_only, whole = KeptRecord.of(original, whole=False), KeptRecord.of(original)
+    assert summary_only.packed is None and whole.packed is not None
+    assert summary_only.view == whole.view
+    with pytest.raises(ValueError, match=r"eval-samples\.json::a.*summary only"):
+        summary_only.record()
