@@ -1,18 +1,21 @@
 """Build the per-sample record (:class:`~pytest_omk.models.report.SampleRecord`) and its JUnit properties.
 
 Records travel from xdist workers to the controller as an attribute of pytest's reports, so
-on an item they are held in their wire form (:meth:`SampleRecord.wire`, plain JSON values).
+on an item they are held in their wire form (:meth:`SampleRecord.wire`, plain JSON values). The
+graded parts are built as those JSON values directly, key for key what their models would write
+(``tests/unit/test_fill_record.py`` holds each part to its model): building and dumping a model
+per check was a twentieth of a large replay.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 from pytest_omk.grade.scoring import LAYERS
 from pytest_omk.models import AssertionBase, Sample
 from pytest_omk.models.assertions import assertion_layer
-from pytest_omk.models.report import AssertionEntry, ExecutionRecord, ModelCalls, RubricEntry, SampleRecord
+from pytest_omk.models.report import ExecutionRecord, SampleRecord
 from pytest_omk.models.results import ExecutionResult, Reading
 from pytest_omk.models.run import SampleRun
 
@@ -27,64 +30,61 @@ def metadata_of(sample: Sample) -> dict[str, Any]:
     return data
 
 
-def execution_record(execution: ExecutionResult | None) -> ExecutionRecord | None:
+def execution_record(execution: ExecutionResult | None) -> dict[str, Any] | None:
     """The execution part of a record (the optional counts only when the executor reported them)."""
     if execution is None:
         return None
-    optional = {
-        key: value
-        for key in ("cacheReadTokens", "cacheCreationTokens", "fullNumTurns", "numSubAgents")
-        if (value := getattr(execution, key)) is not None
+    record: dict[str, Any] = {
+        "output": execution.output,
+        "costUSD": execution.costUSD,
+        "latencyMs": execution.latencyMs,
+        "inputTokens": execution.inputTokens,
+        "outputTokens": execution.outputTokens,
+        "numTurns": execution.numTurns,
     }
-    return ExecutionRecord(
-        output=execution.output,
-        costUSD=execution.costUSD,
-        latencyMs=execution.latencyMs,
-        inputTokens=execution.inputTokens,
-        outputTokens=execution.outputTokens,
-        numTurns=execution.numTurns,
-        **optional,
-        toolCalls=[c.model_dump(exclude_none=True) for c in execution.toolCalls]
-        if execution.toolCalls is not None
-        else None,
-        replayed=execution.replayed,
-        retries=execution.retries,
-    )
-
-Entry = TypeVar("Entry", AssertionEntry, RubricEntry)
+    for key in ExecutionRecord.OPTIONAL_KEYS:
+        if (value := getattr(execution, key)) is not None:
+            record[key] = value
+    calls = execution.toolCalls
+    record["toolCalls"] = None if calls is None else [c.model_dump(mode="json", exclude_none=True) for c in calls]
+    record["replayed"] = execution.replayed
+    record["retries"] = execution.retries
+    return record
 
 
-def assertion_records(assertions: Sequence[AssertionBase], readings: Sequence[Reading]) -> list[AssertionEntry]:
+def assertion_records(assertions: Sequence[AssertionBase], readings: Sequence[Reading]) -> list[dict[str, Any]]:
     """One entry per top-level assertion."""
     return [
-        _with_cause(AssertionEntry(
-            index=index,
-            type=assertion.type,  # type: ignore[attr-defined]
-            layer=assertion_layer(assertion),
-            weight=assertion.weight,
-            status=reading.status,
-            message=reading.message,
-        ), reading)
+        _with_cause({
+            "index": index,
+            "type": assertion.type,  # type: ignore[attr-defined]
+            "layer": assertion_layer(assertion),
+            "weight": assertion.weight,
+            "status": reading.status,
+            "message": reading.message,
+        }, reading)
         for index, (assertion, reading) in enumerate(zip(assertions, readings, strict=True))
     ]
 
 
-def rubric_records(sample: Sample, readings: dict[str, Reading]) -> dict[str, RubricEntry]:
+def rubric_records(sample: Sample, readings: dict[str, Reading]) -> dict[str, dict[str, Any]]:
     """One entry per rubric dimension."""
     return {
-        name: _with_cause(RubricEntry(
-            score=readings[name].score,
-            weight=dim.weight,
-            reason=readings[name].message,
-            status=readings[name].status,
-        ), readings[name])
+        name: _with_cause({
+            "score": readings[name].score,
+            "weight": dim.weight,
+            "reason": readings[name].message,
+            "status": readings[name].status,
+        }, readings[name])
         for name, dim in (sample.rubric or {}).items()
     }
 
 
-def _with_cause(entry: Entry, reading: Reading) -> Entry:
+def _with_cause(entry: dict[str, Any], reading: Reading) -> dict[str, Any]:
     # Set only when there is one (an optional key), so a passing or failing entry keeps its keys.
-    return entry if reading.cause is None else entry.model_copy(update={"cause": reading.cause})
+    if reading.cause is not None:
+        entry["cause"] = reading.cause
+    return entry
 
 
 def _fmt(value: float) -> str:
@@ -133,26 +133,39 @@ def _execution_properties(execution: ExecutionRecord | None) -> list[tuple[str, 
     return props
 
 
-def model_calls(run: SampleRun) -> ModelCalls:
+def model_calls(run: SampleRun) -> dict[str, int]:
     """Live and replayed model calls (executor and judge) of one run."""
-    return ModelCalls(
-        live=int(not run.execution.replayed) + run.judge.calls - run.judge.replayed,
-        replayed=int(run.execution.replayed) + run.judge.replayed,
-    )
+    return {
+        "live": int(not run.execution.replayed) + run.judge.calls - run.judge.replayed,
+        "replayed": int(run.execution.replayed) + run.judge.replayed,
+    }
 
 
 def new_record(
     *, nodeid: str, file: str, sample: Sample, variant: str | None, executor: str | None, model: str | None, order: int
 ) -> dict[str, Any]:
-    """A sample's record (wire form) before anything ran: errors and skips are reported with it too."""
-    return SampleRecord(
-        nodeid=nodeid,
-        file=file,
-        sample_id=sample.sample_id,
-        prompt=sample.prompt,
-        variant=variant,
-        executor=executor,
-        model=model,
-        metadata=metadata_of(sample),
-        order=order,
-    ).wire()
+    """A sample's record (wire form) before anything ran: errors and skips are reported with it too.
+
+    Built as JSON values, in :class:`SampleRecord`'s key order, as :meth:`SampleRecord.wire` writes
+    it (``tests/unit/test_fill_record.py`` compares the two).
+    """
+    return {
+        "nodeid": nodeid,
+        "file": file,
+        "sample_id": sample.sample_id,
+        "prompt": sample.prompt,
+        "variant": variant,
+        "outcome": None,
+        "executor": executor,
+        "model": model,
+        "scores": dict.fromkeys(LAYERS),
+        "assertions": [],
+        "rubric": {},
+        "execution": None,
+        "metadata": metadata_of(sample),
+        "modelCalls": {"live": 0, "replayed": 0},
+        "urls": [],
+        "error": None,
+        "repeats": None,
+        "order": order,
+    }

@@ -11,28 +11,31 @@ from typing import Any
 
 from pytest_omk.grade.verdict import Repeats, Verdict
 from pytest_omk.models import Sample
-from pytest_omk.models.report import LayerScores, ModelCalls, RubricEntry, RunTally
+from pytest_omk.models.report import AssertionEntry, LayerScores, RubricEntry
 from pytest_omk.models.report import Repeats as RepeatsRecord
 from pytest_omk.models.run import SampleRun
 from pytest_omk.report.records import assertion_records, execution_record, model_calls, rubric_records
 
 
 def repeated_parts(sample: Sample, runs: list[SampleRun], graded: Verdict, repeats: Repeats) -> dict[str, Any]:
-    """The graded parts of a repeated sample's record (the first run's execution stands for all)."""
-    entries = assertion_records(list(sample.assertions or []), graded.readings)
-    for entry, tally in zip(entries, repeats.tallies, strict=True):
-        entry.runs = RunTally.model_validate(tally)
+    """The graded parts of a repeated sample's record, as JSON values (the first run's execution
+    stands for all). Each entry with its tallies goes through its model, which puts the keys in
+    the record's order."""
+    assertions = [
+        AssertionEntry.model_validate({**entry, "runs": tally}).model_dump(mode="json")
+        for entry, tally in zip(assertion_records(list(sample.assertions or []), graded.readings), repeats.tallies, strict=True)
+    ]
     calls = [model_calls(run) for run in runs]
     return {
-        "scores": LayerScores.model_validate(repeats.scores),
-        "assertions": entries,
+        "scores": LayerScores.model_validate(repeats.scores).model_dump(mode="json"),
+        "assertions": assertions,
         "rubric": {
-            name: RubricEntry.model_validate({**entry.model_dump(), **repeats.rubric_detail[name]})
+            name: RubricEntry.model_validate({**entry, **repeats.rubric_detail[name]}).model_dump(mode="json")
             for name, entry in rubric_records(sample, graded.rubric).items()
         },
         "execution": execution_record(runs[0].execution),
         "urls": list(runs[0].resolved.urls),
         # Whole numbers: the builtin sum is exact here (the JavaScript sum is for scores and costs).
-        "modelCalls": ModelCalls(live=sum(c.live for c in calls), replayed=sum(c.replayed for c in calls)),
-        "repeats": RepeatsRecord.model_validate(repeats.record),
+        "modelCalls": {"live": sum(c["live"] for c in calls), "replayed": sum(c["replayed"] for c in calls)},
+        "repeats": RepeatsRecord.model_validate(repeats.record).model_dump(mode="json"),
     }

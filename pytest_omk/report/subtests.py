@@ -9,14 +9,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pydantic import BaseModel
 
 from pytest_omk.compat import report_passed_subtests, subtests_of, suspend_xfail_mark
 from pytest_omk.errors import SampleFailed
 from pytest_omk.grade.scoring import scores_record
 from pytest_omk.grade.verdict import Verdict, verdict
 from pytest_omk.models import Sample
-from pytest_omk.models.report import LayerScores, SampleRecord
+from pytest_omk.models.report import SampleRecord
 from pytest_omk.models.results import Reading
 from pytest_omk.models.run import SampleRun
 from pytest_omk.report.failure_text import failure_line
@@ -49,29 +48,16 @@ def fill_record(wire: dict[str, Any], sample: Sample, runs: list[SampleRun], gra
     else:
         [run] = runs
         parts = {
-            "scores": LayerScores.model_validate(scores_record(graded.runs[0].scores)),
+            "scores": scores_record(graded.runs[0].scores),
             "assertions": assertion_records(list(sample.assertions or []), graded.readings),
             "rubric": rubric_records(sample, graded.rubric),
             "execution": execution_record(run.execution),
             "urls": list(run.resolved.urls),
             "modelCalls": model_calls(run),
         }
-    # The parts are validated models already, and the rest of the record is in the wire form
-    # from setup: only the parts are serialized, each by its own model (validating and dumping
-    # the whole record again was a twentieth of a replay's main thread; building a record around
-    # the parts to dump them, with its defaults, another fiftieth).
-    wire.update({name: wire_part(part) for name, part in parts.items()})
-
-
-def wire_part(value: Any) -> Any:
-    """A record part as JSON values: models dumped by their own serializers, containers copied."""
-    if isinstance(value, BaseModel):
-        return value.model_dump(mode="json")
-    if isinstance(value, list):
-        return [wire_part(entry) for entry in value]
-    if isinstance(value, dict):
-        return {key: wire_part(entry) for key, entry in value.items()}
-    return value
+    # The parts are JSON values already, and the rest of the record is in the wire form from
+    # setup: building and dumping a model per part, or the whole record, only cost time.
+    wire.update(parts)
 
 
 def checks(sample: Sample, graded: Verdict) -> list[tuple[str, Reading]]:

@@ -1,8 +1,9 @@
 """A graded sample's record parts are written as the record model itself would write them.
 
-``fill_record`` dumps each part with its own model instead of building a whole
-:class:`~pytest_omk.models.report.SampleRecord` around them; the wire form must not change, for a
-single run (optional keys absent and present) and for a repeated sample (tallies, spreads, runs).
+``fill_record`` builds the parts as JSON values directly instead of building and dumping a
+:class:`~pytest_omk.models.report.SampleRecord` around them; the wire form must be what the model
+writes, key for key and in its order, for a single run (optional keys absent and present) and for
+a repeated sample (tallies, spreads, runs).
 """
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ from pytest_omk.models import Sample
 from pytest_omk.models.report import SampleRecord
 from pytest_omk.models.results import ExecutionResult, Reading
 from pytest_omk.models.run import ExecutionRequest, JudgeOutcome, ResolvedText, SampleRun
-from pytest_omk.report.records import assertion_records, execution_record, model_calls, rubric_records
-from pytest_omk.report.repeated import repeated_parts
+from pytest_omk.report.records import metadata_of, new_record
 from pytest_omk.report.subtests import fill_record
 from tests.unit._grading import ENGINE
 
@@ -37,33 +37,33 @@ SAMPLE = Sample.model_validate({
 })
 
 
-def _run(output: str, *, score: int | None, tokens: int | None) -> SampleRun:
+def _run(output: str, *, score: int | None, tokens: int | None, tools: list[dict[str, Any]] | None = None) -> SampleRun:
     rubric = {} if score is None else {"clarity": Reading.passed("fine", score), "depth": Reading.passed("ok", score)}
     execution = ExecutionResult(output=output, costUSD=0.0012, latencyMs=12.5, inputTokens=10, outputTokens=tokens,
-                                cacheReadTokens=tokens, replayed=True)
+                                cacheReadTokens=tokens, replayed=True, toolCalls=tools)
     return SampleRun(execution, JudgeOutcome(rubric=rubric, calls=2, replayed=2), ResolvedText("p", None),
                      ExecutionRequest("p"))
 
 
-def _whole_record_dump(runs: list[SampleRun]) -> dict[str, Any]:
-    # What fill_record wrote before: a SampleRecord built around the parts, dumped whole.
-    graded = verdict(SAMPLE, Path("."), runs, Rules(), ENGINE)
-    if graded.repeats is not None:
-        parts = repeated_parts(SAMPLE, runs, graded, graded.repeats)
-    else:
-        from pytest_omk.grade.scoring import scores_record
-        from pytest_omk.models.report import LayerScores
-
-        parts = {
-            "scores": LayerScores.model_validate(scores_record(graded.runs[0].scores)),
-            "assertions": assertion_records(list(SAMPLE.assertions or []), graded.readings),
-            "rubric": rubric_records(SAMPLE, graded.rubric),
-            "execution": execution_record(runs[0].execution),
-            "urls": list(runs[0].resolved.urls),
-            "modelCalls": model_calls(runs[0]),
-        }
-    dumped: dict[str, Any] = SampleRecord.model_construct(**parts).model_dump(mode="json", include=set(parts))
+def _as_the_model_writes(filled: dict[str, Any]) -> dict[str, Any]:
+    # The parts read back by the whole record's model and written again: a key the model would
+    # leave out, a value it would change or an order it would not keep all show here.
+    record = SampleRecord.model_validate({"nodeid": "x", "file": "f", "sample_id": "s1", **filled})
+    dumped: dict[str, Any] = record.model_dump(mode="json", include=set(filled))
     return dumped
+
+
+def _parts(record: dict[str, Any]) -> dict[str, Any]:
+    # Each part with its keys in order (the record's own top-level order is set in setup).
+    return {name: _key_orders(part) for name, part in record.items()}
+
+
+def _key_orders(value: Any) -> Any:
+    if isinstance(value, dict):
+        return [(key, _key_orders(item)) for key, item in value.items()]
+    if isinstance(value, list):
+        return [_key_orders(item) for item in value]
+    return value
 
 
 def _filled(runs: list[SampleRun]) -> dict[str, Any]:
@@ -76,16 +76,23 @@ def _filled(runs: list[SampleRun]) -> dict[str, Any]:
 def test_a_single_run_is_written_as_the_whole_record_would_write_it() -> None:
     runs = [_run("risk: low", score=4, tokens=7)]
     filled = _filled(runs)
-    assert filled == _whole_record_dump(runs)
+    assert _parts(filled) == _parts(_as_the_model_writes(filled))
     # The optional keys: a missing reading's cause and the executor's extra counts are written only when set.
     assert filled["assertions"][1]["cause"] == "no-trace" and "cause" not in filled["assertions"][0]
     assert filled["execution"]["cacheReadTokens"] == 7 and "numSubAgents" not in filled["execution"]
 
 
+def test_a_trace_is_written_as_the_whole_record_would_write_it() -> None:
+    runs = [_run("risk: low", score=4, tokens=7, tools=[{"tool": "bash", "input": {"cmd": ("ls", "-a")}}])]
+    filled = _filled(runs)
+    assert _parts(filled) == _parts(_as_the_model_writes(filled))
+    assert filled["execution"]["toolCalls"] == [{"tool": "Bash", "input": {"cmd": ["ls", "-a"]}, "success": True}]
+
+
 def test_a_repeated_sample_is_written_as_the_whole_record_would_write_it() -> None:
     runs = [_run("risk: low", score=4, tokens=None), _run("no", score=None, tokens=3), _run("risk", score=2, tokens=1)]
     filled = _filled(runs)
-    assert filled == _whole_record_dump(runs)
+    assert _parts(filled) == _parts(_as_the_model_writes(filled))
     assert filled["repeats"]["n"] == 3 and filled["assertions"][0]["runs"] == {"pass": 2, "fail": 1, "missing": 0}
     assert "readings" in filled["rubric"]["clarity"]
 
@@ -101,3 +108,15 @@ def test_a_record_part_with_optional_keys_must_have_the_serializer_that_leaves_t
     part = type("Part", (report._WithOptionalKeys,), {"__annotations__": {"x": int | None}, "x": None,
                                                        "OPTIONAL_KEYS": ("x",), "__module__": __name__})
     assert issubclass(part, BaseModel) and part().model_dump() == {} and part(x=None).model_dump() == {"x": None}
+
+
+def test_a_new_record_is_the_wire_form_of_the_record_model() -> None:
+    sample = Sample.model_validate({
+        "sample_id": "s2", "prompt": "p", "capability": ["triage"], "difficulty": "easy", "tripwire": True,
+        "assertions": [{"type": "contains", "value": "x"}],
+    })
+    made = new_record(nodeid="f::s2", file="f", sample=sample, variant="B", executor="openai", model="m", order=3)
+    expected = SampleRecord(nodeid="f::s2", file="f", sample_id="s2", prompt="p", variant="B", executor="openai",
+                            model="m", metadata=metadata_of(sample), order=3).wire()
+    assert _key_orders(made) == _key_orders(expected)
+    assert made["metadata"] == {"capability": ["triage"], "difficulty": "easy", "tripwire": True}

@@ -69,10 +69,9 @@ def test_no_judge_rubric_and_repeats_keep_the_cause() -> None:
 def test_records_carry_the_cause_only_when_there_is_one() -> None:
     sample = make_sample({"type": "contains", "value": "a"}, {"type": "tools_called", "values": ["Bash"]})
     entries = assertion_records(sample.assertions or [], [Reading.passed("ok"), Reading.missing("no trace", "no-trace")])
-    dumped = [entry.model_dump() for entry in entries]
-    assert "cause" not in dumped[0] and dumped[1]["cause"] == "no-trace"
+    assert "cause" not in entries[0] and entries[1]["cause"] == "no-trace"
     rubric = Sample.model_validate({"sample_id": "s", "prompt": "p", "rubric": {"q": {"criterion": "c", "weight": 1}}})
-    assert rubric_records(rubric, {"q": Reading.missing("x", "no-judge")})["q"].model_dump()["cause"] == "no-judge"
+    assert rubric_records(rubric, {"q": Reading.missing("x", "no-judge")})["q"]["cause"] == "no-judge"
 
 
 def test_the_schema_lists_the_causes() -> None:
