@@ -55,10 +55,11 @@ class RunInfo:
             self.collection_errors.append({"nodeid": report.nodeid, "message": message})
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        from pytest_omk.report.collector import outcome_of
-
+        # Every check's report comes here too: settled before anything else is done.
         if isinstance(report, pytest.SubtestReport) or "omk" in report.keywords:
             return
+        from pytest_omk.report.collector import outcome_of
+
         outcome = outcome_of(report)
         if outcome is not None:
             self.other[outcome] += 1

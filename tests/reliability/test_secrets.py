@@ -198,7 +198,9 @@ def test_no_secret_reaches_the_agent_its_model_or_any_sink(
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", access_key)
     monkeypatch.setenv("MY_SERVICE_KEY", service_key)
     fake_llm.script(default="Nothing found.")
-    snoop = "env; echo URL=$OPENAI_BASE_URL; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'; echo done"
+    # The markers come first: without a sandbox every process's environment on the machine is
+    # read, and past the tool's 30,000-character cap the rest of the output is cut off.
+    snoop = "echo started; echo URL=$OPENAI_BASE_URL; env; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'"
     fake_llm.add_rule(prompt="Snoop with bash", replies=[
         {"tool_calls": [{"name": "Bash", "arguments": {"command": snoop}}]}, "Nothing found."])
     fake_llm.add_rule(prompt="Snoop with a mock", replies=[
@@ -220,7 +222,7 @@ def test_no_secret_reaches_the_agent_its_model_or_any_sink(
     samples = report_samples(load_report(pytester.path / "omk-report.json"))
     assert {k: v["outcome"] for k, v in samples.items()} == {"bash": "passed", "mock": "passed"}, result.stdout.str()
     bash_output = samples["bash"]["execution"]["toolCalls"][0]["output"]
-    assert "done" in bash_output and "URL=http://127.0.0.1" in bash_output
+    assert bash_output.startswith("started\nURL=http://127.0.0.1")
     assert "outside the sample's directory" in samples["mock"]["execution"]["toolCalls"][0]["output"]
 
     # Not sent to the model (every request body, tool results included) ...
