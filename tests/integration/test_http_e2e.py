@@ -304,8 +304,24 @@ def test_a_url_that_cannot_be_fetched_errors_the_sample_and_is_never_sent_raw(
     assert by_id["gone"]["outcome"] == "error"
 
 
+@pytest.fixture
+def tls_builds(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """Every TLS context built from now on (``ssl.create_default_context`` calls: the CA bundle loads)."""
+    import ssl
+
+    builds: list[object] = []
+    original = ssl.create_default_context
+
+    def counting(*args: Any, **kwargs: Any) -> ssl.SSLContext:
+        builds.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(ssl, "create_default_context", counting)
+    return builds
+
+
 def test_the_whole_run_builds_one_tls_context_even_when_calls_start_before_the_warm_up(
-    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM, tls_builds: list[object]
 ) -> None:
     """The CA bundle is loaded once: by the warm-up while pytest collects, shared by every client.
 
@@ -313,49 +329,30 @@ def test_the_whole_run_builds_one_tls_context_even_when_calls_start_before_the_w
     its client before the warm-up had handed the shared context over, loading the bundle again
     inside the first wave of calls.
     """
-    import ssl
-
-    builds: list[object] = []
-    original = ssl.create_default_context
-
-    def counting(*args: Any, **kwargs: Any) -> ssl.SSLContext:
-        builds.append(args)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(ssl, "create_default_context", counting)
     write_samples(pytester, "eval-samples.json", sample_set(*(sample(f"s{i}", "Say hi") for i in range(40))))
     llm.add_rule("Say hi", "hi there")
     result = omk_run("--omk-executor", "openai", "--omk-judge", "openai", "--omk-concurrency", "32")
     result.assert_outcomes(passed=40)
     assert len(model_requests(llm)) == 40
-    assert len(builds) == 1
+    assert len(tls_builds) == 1
 
 
 def test_a_replay_only_run_loads_no_ca_bundle(
-    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM, tls_builds: list[object]
 ) -> None:
     """A replay-only run connects nowhere, so it builds no TLS context (tens of milliseconds)."""
-    import ssl
-
     write_sample_set(pytester, *(sample(f"s{i}", "Say hi") for i in range(3)))
     llm.add_rule("Say hi", "hi there")
     args = ("--omk-executor", "openai", "--omk-judge", "openai", "--omk-recordings", "rec")
     omk_run(*args, "--omk-record-mode", "new_episodes").assert_outcomes(passed=3)
-    builds: list[object] = []
-    original = ssl.create_default_context
-
-    def counting(*args: Any, **kwargs: Any) -> ssl.SSLContext:
-        builds.append(args)
-        return original(*args, **kwargs)
-
-    monkeypatch.setattr(ssl, "create_default_context", counting)
+    tls_builds.clear()
     replay = omk_run(*args, "--omk-record-mode", "none")
     replay.assert_outcomes(passed=3)
     replay.stdout.fnmatch_lines(["model calls: 0 live, 3 replayed*"])
-    assert builds == []
+    assert tls_builds == []
     # A run that may call live still warms the context up while pytest collects.
     omk_run(*args, "--omk-record-mode", "new_episodes").assert_outcomes(passed=3)
-    assert len(builds) == 1
+    assert len(tls_builds) == 1
 
 
 def test_a_plain_api_run_never_imports_the_agent(pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM) -> None:
