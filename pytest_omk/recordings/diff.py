@@ -103,15 +103,21 @@ def describe_miss(
     expected: Path,
     identity: Mapping[str, Any],
     documents: Sequence[Document],
+    same_sample: Sequence[Document] = (),
 ) -> list[str]:
-    """The lines of a replay-miss message (``identity`` already scrubbed like the stored ones)."""
+    """The lines of a replay-miss message (``identity`` already scrubbed like the stored ones).
+
+    The nearest recording is sought among ``same_sample`` (the sample's own recordings) first, and
+    among all ``documents`` only when none of those fits: a run that misses every call (a changed
+    model or endpoint) explains each miss from a handful of files instead of the whole directory.
+    """
     executor = identity.get("executor")
     call = f"{kind} call" + (f" to executor {executor!r}" if executor is not None else "")
     lines = [
         f"No recording for sample {label!r} ({call}) in {directory}, and {_mode_says(mode)} "
         f"(it would be {expected.as_posix()})."
     ]
-    best = nearest(identity, documents)
+    best = nearest(identity, same_sample) or nearest(identity, documents)
     if best is None:
         others = sorted({repr(d.identity["executor"]) for d in documents if "executor" in d.identity})
         if executor is None:

@@ -20,6 +20,7 @@ class RecordingIndex:
         self._lock = threading.Lock()
         self._listings: dict[str, dict[str, list[Path]]] = {}
         self._documents: dict[str, list[Document]] = {}
+        self._by_label: dict[str, dict[str, list[Document]]] = {}
         self._swept: set[Path] = set()
         self._files_before: set[str] | None = None
 
@@ -50,6 +51,18 @@ class RecordingIndex:
             self._documents[kind] = documents
         return documents
 
+    def documents_of(self, kind: str, label: str) -> list[Document]:
+        """The readable documents of ``kind`` recorded for sample ``label`` (grouped once per kind)."""
+        documents = self.documents(kind)
+        with self._lock:
+            groups = self._by_label.get(kind)
+            if groups is None or self._documents.get(kind) is not documents:
+                groups = {}
+                for document in documents:
+                    groups.setdefault(document.label, []).append(document)
+                self._by_label[kind] = groups
+        return groups.get(label, [])
+
     def added(self, kind: str, key: str, path: Path) -> bool:
         """Note a written file; ``True`` the first time its directory is written to (sweep it)."""
         with self._lock:
@@ -57,6 +70,7 @@ class RecordingIndex:
             if listing is not None and path not in listing.setdefault(key[:16], []):
                 listing[key[:16]].append(path)
             self._documents.pop(kind, None)
+            self._by_label.pop(kind, None)
             first_write_here = path.parent not in self._swept
             self._swept.add(path.parent)
         return first_write_here

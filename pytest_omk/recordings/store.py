@@ -224,10 +224,8 @@ class RecordingStore:
         """Why nothing replays: the nearest recording for the same executor and what differs."""
         if self.directory is None:
             return f"pytest-omk recordings are off, so sample {label!r} has nothing to replay."
-        redactor = self._redactor()
-        directory = self.directory
-        key = recording_key(kind, identity)
-        expected = self._path(kind, key, label).relative_to(directory)
+        redactor, directory, index = self._redactor(), self.directory, self._index
+        expected = self._path(kind, recording_key(kind, identity), label).relative_to(directory)
         lines = describe_miss(
             mode=self.mode,
             kind=kind,
@@ -235,7 +233,8 @@ class RecordingStore:
             directory=directory,
             expected=expected,
             identity=redactor.data(dict(identity)),
-            documents=self._index.documents(kind) if self._index is not None else [],
+            documents=index.documents(kind) if index is not None else [],
+            same_sample=index.documents_of(kind, redactor.text(label)) if index is not None else [],
         )
         return redactor.text("\n".join([*lines, FIX_HINT]))
 

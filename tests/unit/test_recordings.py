@@ -389,6 +389,19 @@ def test_a_miss_picks_the_nearest_recording_and_describes_a_long_field(rec_dir: 
     assert "model:" not in message
 
 
+def test_a_miss_is_explained_from_the_samples_own_recordings_first(rec_dir: Path) -> None:
+    # Another sample's recording shares more fields, but the sample's own is what the user changed;
+    # and only a sample without recordings of its own is compared with the whole directory.
+    call(store(rec_dir), request(sample_id="a", prompt="first", model="m1", system="s1"), Live())
+    call(store(rec_dir), request(sample_id="b", prompt="second", model="m2", system="s2"), Live())
+    with pytest.raises(ReplayMissError) as own:
+        call(store(rec_dir, "none"), request(sample_id="a", prompt="second", model="m2", system="s1"), Live())
+    assert "(sample 'a')" in str(own.value) and "model: 'm2' (this run) vs 'm1' (recorded)" in str(own.value)
+    with pytest.raises(ReplayMissError) as renamed:
+        call(store(rec_dir, "none"), request(sample_id="c", prompt="second", model="m2", system="s1"), Live())
+    assert "(sample 'b')" in str(renamed.value) and "system: 's1' (this run) vs 's2' (recorded)" in str(renamed.value)
+
+
 def test_a_miss_without_recordings_for_the_executor_says_so(rec_dir: Path) -> None:
     call(store(rec_dir), request(), Live(), executor="openai")
     with pytest.raises(ReplayMissError, match=r"No recording exists for executor 'anthropic' \(recordings exist for 'openai'\)"):
