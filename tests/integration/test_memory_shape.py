@@ -150,3 +150,26 @@ def test_whole_records_are_kept_only_when_a_report_file_is_written(
     result.assert_outcomes(passed=3)
     assert f"PACKED {packed} OF 3" in result.stdout.lines, result.stdout.lines[-20:]
     result.stdout.fnmatch_lines(["*omk scores*", "samples: 3  passed 3"])
+
+
+CONTEXT_PROBE = """
+import pytest
+
+@pytest.hookimpl(trylast=True)
+def pytest_terminal_summary(terminalreporter):
+    reports = [r for kind in terminalreporter.stats.values() for r in kind if isinstance(r, pytest.SubtestReport)]
+    contexts = {id(r.context) for r in reports if r.passed}
+    terminalreporter.write_line(f"PASSED CHECKS {sum(r.passed for r in reports)} CONTEXTS {len(contexts)}")
+"""
+
+
+def test_the_passing_checks_of_a_run_share_one_context_per_message(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+    # A check's report context is a frozen value that repeats from sample to sample: one per
+    # message, not one per check (a large replay kept one per check).
+    checks = [{"type": "contains", "value": "hello"}, {"type": "min_length", "value": 1}, {"type": "not_contains", "value": "x"}]
+    write_sample_set(pytester, *(sample(f"s{i}", assertions=checks) for i in range(4)))
+    pytester.makeconftest(CONTEXT_PROBE)
+    result = omk_run("--omk-executor", "echo", "-v")
+    result.assert_outcomes(passed=4)
+    assert "PASSED CHECKS 12 CONTEXTS 3" in result.stdout.lines, result.stdout.lines[-20:]
+    result.stdout.fnmatch_lines(["*SUBPASSED*assertion 2: not_contains*"])
