@@ -212,10 +212,10 @@ class CallWiring:
         It reuses the recording store's environment snapshot and adds the MCP servers' tokens
         (URL resolver and agent), so every sink hides the same values.
         """
+        if self._scrubber is not None:  # asked for every report: the common case comes first
+            return self._scrubber
         from pytest_omk.recordings.scrub import Scrubber, environment_snapshot
 
-        if self._scrubber is not None:
-            return self._scrubber
         extra: list[str] = []
         if self._resolver is not None:
             extra.extend(self._resolver.secrets)
