@@ -1,4 +1,5 @@
-"""The plugin's collection-phase hooks: the collector paused, recordings not walked, shards cut.
+"""The plugin's collection-phase hooks: the collector paused, recordings not walked, shards cut,
+and, at the end of a large run of samples, its survivors frozen (see :mod:`pytest_omk.gc_policy`).
 
 One plugin object per run (``omk-collection``), made by ``OmkSession``, which reads the collection
 order it keeps for the records.
@@ -11,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_omk.gc_policy import collector_paused
+from pytest_omk.gc_policy import collector_paused, freeze_survivors
 from pytest_omk.safety import sandbox_notice
 from pytest_omk.settings import Settings
 
@@ -23,6 +24,8 @@ class CollectionHooks:
         self.config = config
         self.settings = settings
         self.order: dict[str, int] = {}
+        self.samples = 0
+        """How many sample items were collected (a large run freezes what it keeps at its end)."""
         self._recordings_root = (settings.rootdir / settings.recordings).resolve() if settings.recordings else None
 
     @pytest.hookimpl(wrapper=True)
@@ -51,4 +54,11 @@ class CollectionHooks:
         # Records are ordered by collection order, which every xdist worker shares, so reports
         # come out in the same order with and without -n.
         self.order = {item.nodeid: index for index, item in enumerate(session.items)}
+        self.samples = sum(1 for item in session.items if "omk" in item.keywords)
         sandbox_notice(self.config, session, self.settings.executor)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        # After pytest's own collection at unconfigure, which has run the finalizers of the run's
+        # garbage with its unraisable-exception hook in place.
+        freeze_survivors(self.samples)

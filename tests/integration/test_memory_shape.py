@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from tests.integration.conftest import OmkRun, sample, write_sample_set
@@ -173,3 +175,25 @@ def test_the_passing_checks_of_a_run_share_one_context_per_message(pytester: pyt
     result.assert_outcomes(passed=4)
     assert "PASSED CHECKS 12 CONTEXTS 3" in result.stdout.lines, result.stdout.lines[-20:]
     result.stdout.fnmatch_lines(["*SUBPASSED*assertion 2: not_contains*"])
+
+
+@pytest.mark.parametrize(("samples", "threshold", "frozen"), [(True, 1, True), (True, 2, False), (False, 1, False)])
+def test_what_a_large_run_of_samples_keeps_is_frozen_at_its_end(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, samples: bool, threshold: int, frozen: bool
+) -> None:
+    # What collection froze holds the run's whole graph (items -> config -> plugins -> reports),
+    # so pytest's cleanup and the interpreter's exit would traverse the reports again and free
+    # nothing: a run of at least SURVIVORS_FROZEN_FROM samples (1 or 2 here, not 1,000) freezes
+    # them after pytest's own collection at unconfigure. A frozen object is tracked but in no
+    # generation (gc.get_objects() leaves it out).
+    monkeypatch.setattr("pytest_omk.gc_policy.SURVIVORS_FROZEN_FROM", threshold)
+    if samples:
+        write_sample_set(pytester, sample("s0", assertions=[{"type": "contains", "value": "hello"}]))
+    else:
+        pytester.makepyfile(test_plain="def test_plain():\n    assert True\n")
+    args = ["-p", "no:hypothesispytest", "-p", "no:anyio", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    recorder = pytester.inline_run(*args, "--omk-record-mode=off", "--omk-executor", "echo")
+    assert recorder.ret == pytest.ExitCode.OK
+    report = recorder.getreports("pytest_runtest_logreport")[-1]
+    in_generations = any(o is report for o in gc.get_objects())
+    assert gc.is_tracked(report) and in_generations is not frozen
