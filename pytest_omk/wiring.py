@@ -84,9 +84,11 @@ class CallWiring:
 
     @property
     def replay_only(self) -> bool:
-        """Whether every call must come from a recording (``none`` with a recordings directory, as
-        the store decides): such a run wraps its executors in ``ReplayOnly`` and connects nowhere."""
-        return self.settings.record_mode == "none" and self._recordings_dir() is not None
+        """Whether every call must come from a recording, by the store's rule (known before the
+        store is made): such a run wraps its executors in ``ReplayOnly`` and connects nowhere."""
+        from pytest_omk.recordings.modes import replay_only
+
+        return replay_only(self.settings.record_mode, self._recordings_dir())
 
     def executors(self) -> list[Executor]:
         """The executors made so far (model under test, judge)."""

@@ -60,6 +60,12 @@ def records(mode: str) -> bool:
     return mode in ("once", "new_episodes", "all", "rewrite")
 
 
+def replay_only(mode: str, directory: Path | None) -> bool:
+    """Whether every call must come from a recording: ``none`` with a directory to read them from
+    (the store's rule, also asked before any store exists: such a run connects nowhere)."""
+    return mode == "none" and directory is not None
+
+
 def relative_source(source: Path | str | None, directory: Path) -> str | None:
     """The sample file as stored in a recording: relative to the recordings directory, POSIX."""
     if not source:

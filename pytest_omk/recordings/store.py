@@ -34,7 +34,7 @@ from pytest_omk.recordings.files import (
     write_atomic,
 )
 from pytest_omk.recordings.index import RecordingIndex
-from pytest_omk.recordings.modes import RECORD_MODES, RecordMode, relative_source, touch
+from pytest_omk.recordings.modes import RECORD_MODES, RecordMode, relative_source, replay_only, touch
 from pytest_omk.recordings.modes import records as _records_in
 from pytest_omk.recordings.modes import replays as _replays_in
 from pytest_omk.recordings.naming import LabelNaming
@@ -113,7 +113,7 @@ class RecordingStore:
     @property
     def replay_only(self) -> bool:
         """Whether a miss is an error (``none``)."""
-        return self.enabled and self.mode == "none"
+        return replay_only(self.mode, self.directory)
 
     # -- generic layer ------------------------------------------------------------------------
 
