@@ -31,7 +31,8 @@ def pytest_runtest_logreport(report):
             out.write(json.dumps(data, sort_keys=True, default=str) + "\\n")
 """
 
-LATENCY = re.compile(r"\b\d+(?:\.\d+)?m?s\b")
+# Right-aligned: its padding moves with the width of the number, so the padding goes too.
+LATENCY = re.compile(r" +\d+(?:\.\d+)?m?s\b")
 
 CHECKS = [
     {"type": "contains", "value": "hello"},
@@ -55,7 +56,7 @@ def _reports(pytester: pytest.Pytester, omk_run: OmkRun, log: Path, *args: str) 
     lines = [line for line in result.outlines if line.startswith(("SUB", "eval-samples.json", "="))]
     lines[-1] = lines[-1].rpartition(" in ")[0]  # the summary line without its time
     # The score table's latency column is a measured time (0ms in one run, 3ms in the next).
-    lines = [LATENCY.sub("<latency>", line) for line in lines]
+    lines = [LATENCY.sub(" <latency>", line) for line in lines]
     return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()], lines
 
 
