@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # the models load only when a sample is scored (the plugin's 
 
 _CENT = Decimal("0.01")
 _MILLI = Decimal("0.001")
+_WHOLE_QUANTA_BELOW = 2.0**52
 
 LAYERS = ("assertions", "fact", "behavior", "judge", "composite")
 """The five scores of a sample, in report order."""
@@ -27,12 +28,23 @@ LAYERS = ("assertions", "fact", "behavior", "judge", "composite")
 
 def round2(x: float) -> float:
     """Round like ``Number(x.toFixed(2))``: half-up on the exact binary value (2.675 → 2.67, 0.125 → 0.13)."""
-    return float(Decimal(x).quantize(_CENT, rounding=ROUND_HALF_UP))
+    return _half_up(x, 100, _CENT)
 
 
 def round3(x: float) -> float:
     """Round half-up to 3 decimals on the exact binary value (the precision of standard deviations)."""
-    return float(Decimal(x).quantize(_MILLI, rounding=ROUND_HALF_UP))
+    return _half_up(x, 1000, _MILLI)
+
+
+def _half_up(x: float, scale: int, quantum: Decimal) -> float:
+    scaled = x * scale
+    # Most values are already whole quanta (5, 4.5, 3.25): when ``x * scale`` comes out a whole
+    # number n, x lies within a rounding error of n / scale, far from any halfway point, so the
+    # exact decimal rounding would give n / scale too, and dividing gives the same nearest float.
+    # (Below 2**52 that error stays under half a quantum.) Everything else takes the exact path.
+    if scaled.is_integer() and abs(scaled) < _WHOLE_QUANTA_BELOW:
+        return scaled / scale
+    return float(Decimal(x).quantize(quantum, rounding=ROUND_HALF_UP))
 
 
 def sample_sd(values: Sequence[float]) -> float | None:

@@ -78,6 +78,10 @@ def js_number(value: float) -> str:
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) <= _MAX_EXACT_INT:
         return str(value)
     value = float(value)
+    if value.is_integer() and abs(value) <= _MAX_EXACT_INT:
+        # A whole number below 2**53: every integer there is a float, so its shortest round-trip
+        # digits are all of its digits (``-0`` prints as ``0`` in JavaScript too).
+        return str(int(value))
     if math.isnan(value):
         return "NaN"
     if math.isinf(value):

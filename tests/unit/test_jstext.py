@@ -81,6 +81,9 @@ def test_js_words_split_on_javascript_whitespace(text: str, words: list[str]) ->
         (1.5e-10, "1.5e-10"),
         (5e-324, "5e-324"),
         (2**53, "9007199254740992"),
+        (float(2**53), "9007199254740992"),
+        (-42.0, "-42"),
+        (2.0**60, "1152921504606847000"),  # past 2**53: the shortest digits, then zeros
         (12345678901234567890, "12345678901234567000"),
         (math.nan, "NaN"),
         (-math.inf, "-Infinity"),

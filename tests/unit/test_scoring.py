@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 import subprocess
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,15 @@ import pytest
 import yaml
 
 from pytest_omk.grade.registry import grade_sample
-from pytest_omk.grade.scoring import Scores, judge_layer, mean_score, ratio_to_score, round2, score_sample
+from pytest_omk.grade.scoring import (
+    Scores,
+    judge_layer,
+    mean_score,
+    ratio_to_score,
+    round2,
+    round3,
+    score_sample,
+)
 from pytest_omk.models.results import Reading
 from tests.unit._grading import make_ctx, make_sample
 
@@ -58,6 +68,18 @@ def test_round2_agrees_with_javascript_to_fixed() -> None:
         ["node", "-e", script], input=json.dumps(values), capture_output=True, text=True, check=True
     )
     assert [round2(v) for v in values] == json.loads(done.stdout)
+
+
+def test_round2_and_round3_equal_the_exact_decimal_rounding() -> None:
+    """Whole quanta (5, 4.5, 3.25) skip the decimal arithmetic; the value must not change."""
+    rng = random.Random(11)
+    values = [k / d for k in range(-600, 601) for d in (1, 2, 4, 8, 10, 100, 1000, 3, 7)]
+    values += [rng.uniform(-1e6, 1e6) for _ in range(2000)] + [2.0**52 - 0.5, 2.0**52, 2.0**60, 1e-300]
+    for value in values:
+        for rounded, places in ((round2(value), "0.01"), (round3(value), "0.001")):
+            exact = float(Decimal(value).quantize(Decimal(places), rounding=ROUND_HALF_UP))
+            assert (rounded, math.copysign(1, rounded)) == (exact, math.copysign(1, exact)), value
+    assert math.copysign(1, round2(-0.0)) == -1.0
 
 
 def test_ratio_to_score() -> None:
