@@ -11,8 +11,11 @@ endpoint (their id already names what runs).
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
+
+if TYPE_CHECKING:
+    from pytest_omk.models.run import ExecutionRequest
 
 _SECRET_QUERY_PARTS = ("key", "token", "secret", "sig", "password", "auth", "credential")
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -46,3 +49,11 @@ def executor_endpoint(executor: Any) -> str | None:
     api = getattr(executor, "api_endpoint", None)
     url = getattr(api, "url", None)
     return endpoint_key(url) if isinstance(url, str) and url else None
+
+
+def call_identity(executor_id: str, request: ExecutionRequest, endpoint: str | None = None) -> dict[str, Any]:
+    """What the key of an executor call hashes: executor, endpoint (HTTP executors) and request."""
+    identity: dict[str, Any] = {"executor": executor_id, "request": request.identity()}
+    if endpoint is not None:
+        identity["endpoint"] = endpoint  # another server is another call
+    return identity

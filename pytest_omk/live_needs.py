@@ -12,10 +12,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-from pytest_omk.endpoints import executor_endpoint
+from pytest_omk.endpoints import call_identity, executor_endpoint
 from pytest_omk.models.run import ResolvedText
 from pytest_omk.pipeline import build_request
-from pytest_omk.recordings.store import RecordingStore, call_identity
+from pytest_omk.recordings.store import RecordingStore
 
 
 @dataclass(frozen=True)

@@ -74,6 +74,10 @@ class ModelCalls:
     progress: CallProgress | None = None
     """Counters for the status line (calls in flight, retrying, cost)."""
 
+    def recorded(self, executor: Executor, request: ExecutionRequest) -> ExecutionResult | None:
+        """The recording :meth:`call` would replay for ``request``, without waiting; ``None`` otherwise."""
+        return self.store.recorded(executor.id, request, endpoint=executor_endpoint(executor))
+
     async def call(self, executor: Executor, request: ExecutionRequest) -> ExecutionResult:
         """Answer ``request`` with ``executor``, replaying a recording when the mode allows."""
 

@@ -154,9 +154,6 @@ class LLMJudge:
             template=job.template.template_id(),
         )
 
-    async def _ask(self, plan: SamplePlan, job: _Job) -> ExecutionResult:
-        return await self.calls.call(self.executor, self._request(plan, job))
-
     async def judge(
         self, plan: SamplePlan, resolved: ResolvedText, execution: ExecutionResult
     ) -> JudgeOutcome:
@@ -193,9 +190,21 @@ class LLMJudge:
 
     async def _answers(self, plan: SamplePlan, jobs: Sequence[_Job]) -> list[ExecutionResult]:
         """Every job's answer; a provider failure (after retries) is a :class:`JudgeError`."""
+        requests = [self._request(plan, job) for job in jobs]
+        # Recorded answers are read at once; only the calls left become tasks. (A replay answers
+        # every judge call from its recordings, and a task per call cost more than reading it.)
+        results: list[ExecutionResult | BaseException | None] = [
+            self.calls.recorded(self.executor, request) for request in requests
+        ]
+        left = [index for index, result in enumerate(results) if result is None]
         # Let every call finish even if one fails: the answers that did come back are recorded and
         # replay on the next run, so a flaky provider does not cost the whole sample's calls again.
-        results = await asyncio.gather(*(self._ask(plan, job) for job in jobs), return_exceptions=True)
+        if left:
+            asked = await asyncio.gather(
+                *(self.calls.call(self.executor, requests[index]) for index in left), return_exceptions=True
+            )
+            for index, outcome in zip(left, asked, strict=True):
+                results[index] = outcome
         answers: list[ExecutionResult] = []
         failures: list[tuple[_Job, ExecutionError]] = []
         for job, result in zip(jobs, results, strict=True):
@@ -204,6 +213,7 @@ class LLMJudge:
             elif isinstance(result, BaseException):
                 raise result
             else:
+                assert result is not None  # every index left was asked
                 answers.append(result)
         if failures:
             job, error = failures[0]

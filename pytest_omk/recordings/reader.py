@@ -7,6 +7,7 @@ it is a miss with one warning per file, and the call runs live and is recorded a
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -28,7 +29,7 @@ class DocumentReader:
         self._lock = threading.Lock()
         self._warned: set[Path] = set()
 
-    def usable(self, path: Path) -> Document | None:
+    def usable(self, path: str | Path) -> Document | None:
         """The document at ``path``; ``None`` when there is none or it is unusable (reported)."""
         try:
             return read_document(path)
@@ -38,14 +39,14 @@ class DocumentReader:
             self._unusable(exc)
             return None
 
-    def matching(self, path: Path, key: str) -> Document | None:
+    def matching(self, path: str | Path, key: str) -> Document | None:
         """The document at ``path`` when it records ``key``."""
         document = self.usable(path)
         if document is None:
             return None
         if document.key == key:
             return document
-        if name_hash(path.name) != document.key[:16]:
+        if name_hash(os.path.basename(path)) != document.key[:16]:
             self._unusable(RecordingFileError(path, "has a key that does not match its file name"))
         return None  # otherwise a 64-bit prefix collision: simply not this call's recording
 

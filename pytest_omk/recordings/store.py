@@ -10,6 +10,7 @@ applies the modes to executor calls. The file format lives in :mod:`.files`.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import time
 import warnings
@@ -17,6 +18,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from pytest_omk.endpoints import call_identity
 from pytest_omk.errors import ReplayMissError
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
@@ -40,14 +42,6 @@ from pytest_omk.recordings.modes import replays as _replays_in
 from pytest_omk.recordings.naming import LabelNaming
 from pytest_omk.recordings.reader import DocumentReader
 from pytest_omk.recordings.scrub import Scrubber, environment_snapshot, secrets_from_env
-
-
-def call_identity(executor_id: str, request: ExecutionRequest, endpoint: str | None = None) -> dict[str, Any]:
-    """What the key of an executor call hashes: executor, endpoint (HTTP executors) and request."""
-    identity: dict[str, Any] = {"executor": executor_id, "request": request.identity()}
-    if endpoint is not None:
-        identity["endpoint"] = endpoint  # another server is another call (see pytest_omk.endpoints)
-    return identity
 
 
 class RecordingStore:
@@ -83,7 +77,7 @@ class RecordingStore:
         self._lock = threading.Lock()
         self._index = RecordingIndex(self.directory) if self.directory is not None else None
         self._reader = DocumentReader(mode, self._warn)
-        self._shard_dirs: dict[tuple[str, str], Path] = {}
+        self._shard_names: dict[tuple[str, str], str] = {}
         self._naming: LabelNaming | None = None
         # ``once``: recordings made before the run started (under xdist: the controller's start).
         self.started_ns = time.time_ns() if started_ns is None else started_ns
@@ -203,22 +197,25 @@ class RecordingStore:
         """
         if not (self.replays or self.records):
             return await live()  # nothing to look up or write: no key, no dump, no thread hop
-        kind = request.purpose
-        identity = call_identity(executor_id, request, endpoint)
-        label = request.sample_id
-        if self.replays:
-            document = self._lookup(kind, identity, label)
-            result = None if document is None else self._reader.result(document)
-            if result is not None:
-                return result
-            if self.replay_only or self._once_and_recorded(request.source):
-                raise ReplayMissError(self.explain_miss(kind, identity, label=label))
+        replayed = self.recorded(executor_id, request, endpoint=endpoint)
+        if replayed is not None:
+            return replayed
+        kind, identity, label = request.purpose, call_identity(executor_id, request, endpoint), request.sample_id
+        if self.replays and (self.replay_only or self._once_and_recorded(request.source)):
+            raise ReplayMissError(self.explain_miss(kind, identity, label=label))
         result = await live()
         if self.records:
             # Only a recording needs the dump, and the thread hop that keeps its fsync off the loop.
             payload = result.model_dump(mode="json", exclude={"replayed"})
             await asyncio.to_thread(self.put, kind, identity, payload, label=label, source=request.source)
         return result
+
+    def recorded(self, executor_id: str, request: ExecutionRequest, *, endpoint: str | None = None) -> ExecutionResult | None:
+        """What :meth:`call` would replay for ``request``, read now; ``None``: a miss, or no replay mode."""
+        if not self.replays:
+            return None
+        document = self._lookup(request.purpose, call_identity(executor_id, request, endpoint), request.sample_id)
+        return None if document is None else self._reader.result(document)
 
     def explain_miss(self, kind: str, identity: Mapping[str, Any], *, label: str = "") -> str:
         """Why nothing replays: the nearest recording for the same executor and what differs."""
@@ -259,12 +256,16 @@ class RecordingStore:
         return self._current_naming().scrubber
 
     def _path(self, kind: str, key: str, label: str) -> Path:
-        assert self.directory is not None
-        # Shard directories are few (256 per kind) and every call looks one up: joined once each.
-        shard = self._shard_dirs.get((kind, key[:2]))
+        return Path(self._path_name(kind, key, label))
+
+    def _path_name(self, kind: str, key: str, label: str) -> str:
+        # Every call reads one: a plain string (see ``Document.path``), its shard directory (256
+        # per kind) joined once.
+        shard = self._shard_names.get((kind, key[:2]))
         if shard is None:
-            shard = self._shard_dirs[(kind, key[:2])] = shard_dir(self.directory, kind, key)
-        return shard / slugged_name(self._current_naming().slug(label), key)
+            assert self.directory is not None
+            shard = self._shard_names[(kind, key[:2])] = str(shard_dir(self.directory, kind, key))
+        return f"{shard}{os.sep}{slugged_name(self._current_naming().slug(label), key)}"
 
     def _lookup(self, kind: str, identity: Mapping[str, Any], label: str) -> Document | None:
         if not self.replays:
@@ -272,14 +273,14 @@ class RecordingStore:
         check_kind(kind)
         check_identity(identity)
         key = recording_key(kind, identity)
-        path = self._path(kind, key, label)
+        path = self._path_name(kind, key, label)
         document = self._reader.matching(path, key)
         if document is not None:
             return document
         # The label only names the file: a renamed sample, or another sample that sent the very
         # same request, still replays by key.
         for candidate in self._listing(kind).get(key[:16], ()):
-            if candidate != path and (document := self._reader.matching(candidate, key)) is not None:
+            if str(candidate) != path and (document := self._reader.matching(candidate, key)) is not None:
                 return document
         return None
 

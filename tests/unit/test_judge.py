@@ -348,6 +348,41 @@ def test_recorded_judge_calls_replay(tmp_path: Path) -> None:
         run(LLMJudge(model_calls(tmp_path / "rec", "none"), second, model="other", threshold=3), plan)
 
 
+def test_recorded_answers_are_read_without_a_task_each(tmp_path: Path) -> None:
+    """A replay answers judge calls from files: only the calls left to make become tasks."""
+    recordings = tmp_path / "rec"
+    recorded = make_plan(tmp_path, rubric=rubric("Correct", "Brief"))
+    run(LLMJudge(model_calls(recordings, "new_episodes"), ScriptedJudge({}), model="j", threshold=3), recorded)
+    # The same two dimensions (recorded: a judge never sees weights) and a new one after them.
+    weighted = {name: {**dimension, "weight": 0.25} for name, dimension in rubric("Correct", "Brief").items()}
+    plan = make_plan(tmp_path, rubric={**weighted, "dim9": {"criterion": "New", "weight": 0.5}})
+    fake = ScriptedJudge({"New": verdict(5, "new")})
+    tasks: list[str] = []
+
+    async def judged() -> JudgeOutcome:
+        loop = asyncio.get_running_loop()
+
+        def counted(loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> asyncio.Task[Any]:
+            tasks.append(coro.__qualname__)
+            return asyncio.Task(coro, loop=loop, **kwargs)
+
+        judge = LLMJudge(model_calls(recordings, "new_episodes"), fake, model="j", threshold=3)
+        loop.set_task_factory(counted)
+        try:
+            return await judge.judge(plan, ResolvedText(plan.sample.prompt, None), ExecutionResult(output="Paris"))
+        finally:
+            loop.set_task_factory(None)
+
+    outcome = asyncio.run(judged())
+    # One task for the one call made (its executor's timeout runs it in another); none per recording.
+    assert [name for name in tasks if name != "ScriptedJudge.execute"] == ["ModelCalls.call"]
+    assert ["New" in request.prompt for request in fake.requests] == [True]
+    assert (outcome.calls, outcome.replayed) == (3, 2)
+    assert [(name, reading.score) for name, reading in outcome.rubric.items()] == [
+        ("dim0", 3.0), ("dim1", 3.0), ("dim9", 5.0)
+    ]
+
+
 def test_runs_as_a_pipeline_stage(tmp_path: Path) -> None:
     class Model(ScriptedJudge):
         id = "model-under-test"
