@@ -1,8 +1,6 @@
 """Tool-call mocks: what a call must look like to be intercepted, and what it returns instead."""
 
-from __future__ import annotations
-
-from typing import Any
+from typing import Any, Self
 
 from pydantic import Field, model_validator
 
@@ -28,7 +26,7 @@ class MockMatch(StrictModel):
     """``input.url`` matches this glob (only ``*`` is special)."""
 
     @model_validator(mode="after")
-    def _url_or_glob(self) -> MockMatch:
+    def _url_or_glob(self) -> Self:
         if self.url is not None and self.url_glob is not None:
             raise LocatedValueError('"url" and "url_glob" cannot be combined; use one of them', "url_glob")
         return self
@@ -52,7 +50,7 @@ class Mock(StrictModel):
     """Results for the 1st, 2nd, ... hit of this mock."""
 
     @model_validator(mode="after")
-    def _one_return_source(self) -> Mock:
+    def _one_return_source(self) -> Self:
         sources = [s for s in (self.return_, self.return_file, self.return_seq) if s is not None]
         if len(sources) != 1:
             raise ValueError("a mock needs exactly one of return, return_file or return_seq")

@@ -10,9 +10,7 @@ executor's optional token counts): each model lists them in its ``OPTIONAL_KEYS`
 serializer leaves them out when they were never set, so that ``null`` and "absent" stay distinct.
 """
 
-from __future__ import annotations
-
-from typing import Annotated, Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
@@ -28,7 +26,10 @@ Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed", 
 class _Record(BaseModel):
     """A record part: unknown keys are ignored (older reports)."""
 
-    model_config = ConfigDict(extra="ignore")  # field docstrings: see pytest_omk.field_docs
+    # Field docstrings: see pytest_omk.field_docs. Validators are built on first use, not when
+    # the module is imported: a live run imports this as its first item is set up, while the
+    # first wave of calls is being sent, and first validates a record only once an answer is in.
+    model_config = ConfigDict(extra="ignore", defer_build=True)
     OPTIONAL_KEYS: ClassVar[tuple[str, ...]] = ()
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -183,7 +184,7 @@ class SampleRecord(_Record):
     """Where the item was collected (the report lists records in that order); not reported."""
 
     @classmethod
-    def of(cls, wire: dict[str, Any]) -> SampleRecord:
+    def of(cls, wire: dict[str, Any]) -> Self:
         """The record a worker sent (or a report holds)."""
         return cls.model_validate(wire)
 

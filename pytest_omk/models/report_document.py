@@ -5,8 +5,6 @@ report writes and generate their part of ``schemas/report/v1/report.schema.json`
 order is the order the report has always written its keys in.
 """
 
-from __future__ import annotations
-
 from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field

@@ -5,9 +5,7 @@ callables the way upstream does (missing numbers stay unknown), and it is also t
 recording, so a replayed call has exactly the shape of a live one, tool trace included.
 """
 
-from __future__ import annotations
-
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -119,19 +117,19 @@ class Reading(BaseModel):
     """Set on missing and error readings only."""
 
     @classmethod
-    def passed(cls, message: str = "", score: float | None = None) -> Reading:
+    def passed(cls, message: str = "", score: float | None = None) -> Self:
         return cls(status="pass", message=message, score=score)
 
     @classmethod
-    def failed(cls, message: str, score: float | None = None) -> Reading:
+    def failed(cls, message: str, score: float | None = None) -> Self:
         return cls(status="fail", message=message, score=score)
 
     @classmethod
-    def missing(cls, message: str, cause: Cause) -> Reading:
+    def missing(cls, message: str, cause: Cause) -> Self:
         """Missing evidence: neither pass nor fail, with its cause."""
         return cls(status="missing", message=message, cause=cause)
 
     @classmethod
-    def error(cls, message: str) -> Reading:
+    def error(cls, message: str) -> Self:
         """A failure caused by the check itself; never inverted by ``not``."""
         return cls(status="fail", message=message, final=True, cause="check-error")

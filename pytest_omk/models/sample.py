@@ -1,10 +1,8 @@
 """The eval-sample document (schema ``omk.eval-sample-set/v2``): root, samples and their parts."""
 
-from __future__ import annotations
-
 import math
 from collections.abc import Iterator
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Self
 
 from pydantic import Field, field_validator, model_validator
 
@@ -134,7 +132,7 @@ class Sample(StrictModel):
         return rubric
 
     @model_validator(mode="after")
-    def _cross_field(self) -> Sample:
+    def _cross_field(self) -> Self:
         if self.mocksStrict is not None and not self.mocks:
             raise LocatedValueError('"mocksStrict" requires a non-empty "mocks" array', "mocksStrict")
         keys = set(mock_keys(self.mocks or []))
@@ -199,7 +197,7 @@ class SampleSet(StrictModel):
     """What the machine must provide; unmet requirements skip the file's items."""
 
     @model_validator(mode="after")
-    def _unique_ids(self) -> SampleSet:
+    def _unique_ids(self) -> Self:
         first: dict[str, int] = {}
         for index, sample in enumerate(self.samples):
             if sample.sample_id in first:

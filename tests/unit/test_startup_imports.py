@@ -9,6 +9,7 @@ in a project with the plugin installed loads it, sample files or not: the format
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
 import subprocess
 import sys
@@ -114,3 +115,50 @@ def test_a_run_imports_the_yaml_reader_only_for_yaml_files_and_no_html_parser(
     loaded = _run_loaded(pytester, "-p", "no:hypothesispytest", "--omk-executor", "echo", "--omk-judge", "none",
                          "--omk-record-mode=off")
     assert loaded == expected
+
+
+MODEL_MODULES = (
+    "pytest_omk.models._base",
+    "pytest_omk.models.mocks",
+    "pytest_omk.models.results",
+    "pytest_omk.models.sample",
+    "pytest_omk.models.report",
+    "pytest_omk.models.report_document",
+    "pytest_omk.models.assertions._base",
+    "pytest_omk.models.assertions.agent",
+    "pytest_omk.models.assertions.bounds",
+    "pytest_omk.models.assertions.composite",
+    "pytest_omk.models.assertions.judged",
+    "pytest_omk.models.assertions.similarity",
+    "pytest_omk.models.assertions.text",
+)
+
+
+def test_model_classes_hold_evaluated_annotations() -> None:
+    # A string annotation (``from __future__ import annotations``) is compiled and evaluated by
+    # pydantic for every class that has it: about a fifth of importing the models, which a live
+    # run does before its first call (pytest_omk.models._base).
+    from pydantic import BaseModel
+
+    classes = 0
+    for name in MODEL_MODULES:
+        for value in vars(importlib.import_module(name)).values():
+            if isinstance(value, type) and issubclass(value, BaseModel) and value.__module__ == name:
+                classes += 1
+                own = inspect.get_annotations(value)
+                assert [field for field, hint in own.items() if isinstance(hint, str)] == [], value.__qualname__
+    assert classes > 50
+
+
+def test_the_report_models_are_built_on_first_use() -> None:
+    # Imported when the first item is set up, while the first wave of calls goes out: building
+    # their validators then would compete with it for the interpreter.
+    code = (
+        "import pytest_omk.report.records\n"
+        "from pytest_omk.models.report import SampleRecord\n"
+        "print(json.dumps([SampleRecord.__pydantic_complete__, SampleRecord.model_json_schema() is not None,"
+        " SampleRecord.__pydantic_complete__]))"
+    )
+    script = f"import json\n{code}"
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert json.loads(out) == [False, True, True]

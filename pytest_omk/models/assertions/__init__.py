@@ -10,8 +10,6 @@ The models live in one module per family (``text``, ``bounds``, ``agent``, ``sim
 re-exported here.
 """
 
-from __future__ import annotations
-
 from pytest_omk.models.assertions._base import (
     MAX_ASSERTION_DEPTH,
     AssertionBase,

@@ -1,7 +1,5 @@
 """What every assertion model shares: the scoring layers and the common base classes."""
 
-from __future__ import annotations
-
 from typing import ClassVar, Literal
 
 from pydantic import Field

@@ -1,7 +1,5 @@
 """Assertions on an agent's trace: which tools were called, with what, and which mocks were hit."""
 
-from __future__ import annotations
-
 import re
 from typing import ClassVar, Literal
 

@@ -1,7 +1,5 @@
 """Assertions that bound a number: output length, word count, cost, latency, turns, tool calls."""
 
-from __future__ import annotations
-
 from typing import ClassVar, Literal
 
 from pytest_omk.models.assertions._base import Layer, _Bound

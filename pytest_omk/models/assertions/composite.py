@@ -1,7 +1,5 @@
 """``assert-set``, the union of every assertion type, and the lookups built on it."""
 
-from __future__ import annotations
-
 from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
@@ -17,7 +15,7 @@ class AssertSet(AssertionBase):
     type: Literal["assert-set"]
     mode: Literal["any", "all"] = "all"
     """``all``: every child must pass (default); ``any``: at least one."""
-    children: Annotated[list[Assertion], Field(min_length=1)]
+    children: Annotated[list["Assertion"], Field(min_length=1)]  # defined below
     """Synchronous child assertions; their ``weight`` is ignored."""
 
     @field_validator("children")

@@ -1,7 +1,5 @@
 """The asynchronous assertions: judge-scored (an LLM gives a 1-5 score) and custom checks."""
 
-from __future__ import annotations
-
 from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field

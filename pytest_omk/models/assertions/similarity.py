@@ -1,7 +1,5 @@
 """Assertions comparing the output with a reference text: ROUGE-N, BLEU-4 and edit distance."""
 
-from __future__ import annotations
-
 from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field

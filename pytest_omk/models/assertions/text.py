@@ -1,8 +1,6 @@
 """Assertions on the output text: substrings, equality, regular expressions and JSON."""
 
-from __future__ import annotations
-
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, Self
 
 from pydantic import Field, ValidationInfo, field_validator, model_validator
 
@@ -99,7 +97,7 @@ class Regex(AssertionBase):
         return self.flags or "i"
 
     @model_validator(mode="after")
-    def _compiles(self, info: ValidationInfo) -> Regex:
+    def _compiles(self, info: ValidationInfo) -> Self:
         js = (info.context or {}).get("js")
         if js is not None:
             # The loader's engine: V8 decides, so what loads is exactly what the reference loads.
