@@ -1,12 +1,16 @@
 """Concurrency: the network-bound workload (200 samples, 2 checks, 250 ms a call, 32 in flight).
 
-Three clients of the same loopback fake run interleaved, three rounds, and each is the median of
+Four clients of the same loopback fake run interleaved, three rounds, and each is the median of
 its three runs:
 
 - the plugin in one process, ``--omk-concurrency 32``;
 - the plugin under ``-n 2`` with the same ``--omk-concurrency 32`` (a total across workers);
 - a bare ``httpx.AsyncClient`` script making the same calls at 32 in flight and applying the same
-  two checks (:mod:`benchmarks.workload`): the real floor on this harness.
+  two checks (:mod:`benchmarks.workload`): the real floor on this harness;
+- pytest around that same client, with no plugin: a conftest starts the calls when collection ends
+  and one test per sample waits for its answer and applies the checks. What pytest itself costs
+  (start-up, collection, 200 test reports) against the bare client, and what the plugin costs on
+  top of pytest, are then separate figures.
 
 Ratios compare wall times (interpreter start, imports, collection and xdist start-up included:
 what a user waits for). The bound of whole rounds, ⌈200 ÷ 32⌉ × 250 ms = 1.75 s, is printed with
@@ -32,6 +36,7 @@ from tests.fakes.fake_llm import FakeLLM
 QUICK = 40
 ROUNDS = 3
 XDIST = ("pytest_omk.plugin", "xdist.plugin")
+PYTEST_FLOOR = "pytest + bare httpx"
 
 
 def _walls(runs: list[s.RunResult]) -> str:
@@ -67,11 +72,12 @@ def _timeline(root: Path, variants: dict[str, Callable[[dict[str, str]], s.RunRe
 
 def run(quick: bool) -> list[s.Row]:
     count = QUICK if quick else w.SAMPLES
-    with s.workdir("concurrency") as root:
+    with s.workdir("concurrency") as root, s.workdir("pytest-floor") as floor:
         s.project_file(root)
         samples = w.workload_samples(count)
         write_samples(root, samples)
         prompts = w.write_prompts(root, samples)
+        w.write_pytest_floor(floor, prompts)  # outside root: the plugin's runs must not collect it
 
         def omk(
             env: dict[str, str], *extra: str, plugins: tuple[str, ...] = ("pytest_omk.plugin",)
@@ -91,6 +97,7 @@ def run(quick: bool) -> list[s.Row]:
             "in process": omk,
             "-n 2": lambda env: omk(env, "-n", "2", plugins=XDIST),
             "bare httpx": lambda env: w.run_bare_client(root, prompts, env, w.CONCURRENCY),
+            PYTEST_FLOOR: lambda env: w.run_pytest_floor(floor, count, env),
         }
         runs: dict[str, list[s.RunResult]] = {name: [] for name in variants}
         names = list(variants)
@@ -104,7 +111,7 @@ def run(quick: bool) -> list[s.Row]:
 
 
 def _rows(count: int, runs: dict[str, list[s.RunResult]], timeline: list[str]) -> list[s.Row]:
-    omk, n2, bare = (s.median_run(runs[name]) for name in ("in process", "-n 2", "bare httpx"))
+    omk, n2, bare, floor = (s.median_run(runs[name]) for name in ("in process", "-n 2", "bare httpx", PYTEST_FLOOR))
     rounds = w.whole_rounds(count, w.CONCURRENCY, w.LATENCY)
     bare_inner = float(json.loads(bare.output.strip().splitlines()[-1])["seconds"])
     label = f"{count} samples × 2 checks, 250 ms, 32 in flight"
@@ -117,7 +124,8 @@ def _rows(count: int, runs: dict[str, list[s.RunResult]], timeline: list[str]) -
             limit=1.15,
             notes=[
                 f"concurrency: wall of 3 interleaved runs — in process {_walls(runs['in process'])}, -n 2 "
-                f"{_walls(runs['-n 2'])}, bare httpx {_walls(runs['bare httpx'])}; medians used",
+                f"{_walls(runs['-n 2'])}, bare httpx {_walls(runs['bare httpx'])}, {PYTEST_FLOOR} "
+                f"{_walls(runs[PYTEST_FLOOR])}; medians used",
                 "concurrency: timeline of one more run each (seconds from the start of the process) — "
                 + "; ".join(timeline),
                 f"concurrency: pytest reports {s.fmt(s.session_seconds(omk))} in process and "
@@ -126,6 +134,18 @@ def _rows(count: int, runs: dict[str, list[s.RunResult]], timeline: list[str]) -
                 f"concurrency: peak RSS in process {omk.peak_rss_mb:.0f} MB, -n 2 {n2.peak_rss_mb:.0f} MB "
                 f"(largest process), bare httpx {bare.peak_rss_mb:.0f} MB",
             ],
+        ),
+        s.target_row(
+            f"{label}: {PYTEST_FLOOR} (no plugin) vs bare httpx",
+            floor.wall,
+            bare.wall,
+            reference_label="bare httpx",
+        ),
+        s.target_row(
+            f"{label}: in process vs {PYTEST_FLOOR}",
+            omk.wall,
+            floor.wall,
+            reference_label=PYTEST_FLOOR,
         ),
         s.target_row(
             f"{label}: -n 2 vs in process",
