@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_omk.collect import SampleItem
 from pytest_omk.gc_policy import collector_paused, freeze_survivors
 from pytest_omk.safety import sandbox_notice
 from pytest_omk.settings import Settings
@@ -54,7 +55,8 @@ class CollectionHooks:
         # Records are ordered by collection order, which every xdist worker shares, so reports
         # come out in the same order with and without -n.
         self.order = {item.nodeid: index for index, item in enumerate(session.items)}
-        self.samples = sum(1 for item in session.items if "omk" in item.keywords)
+        # By type, not by the "omk" keyword: every node's name is a keyword too (a directory named omk).
+        self.samples = sum(1 for item in session.items if isinstance(item, SampleItem))
         sandbox_notice(self.config, session, self.settings.executor)
 
     @pytest.hookimpl(trylast=True)

@@ -177,20 +177,25 @@ def test_the_passing_checks_of_a_run_share_one_context_per_message(pytester: pyt
     result.stdout.fnmatch_lines(["*SUBPASSED*assertion 2: not_contains*"])
 
 
-@pytest.mark.parametrize(("samples", "threshold", "frozen"), [(True, 1, True), (True, 2, False), (False, 1, False)])
+@pytest.mark.parametrize(
+    ("layout", "threshold", "frozen"),
+    [("samples", 1, True), ("samples", 2, False), ("plain", 1, False), ("plain in omk/", 1, False)],
+)
 def test_what_a_large_run_of_samples_keeps_is_frozen_at_its_end(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, samples: bool, threshold: int, frozen: bool
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, layout: str, threshold: int, frozen: bool
 ) -> None:
     # What collection froze holds the run's whole graph (items -> config -> plugins -> reports),
     # so pytest's cleanup and the interpreter's exit would traverse the reports again and free
     # nothing: a run of at least SURVIVORS_FROZEN_FROM samples (1 or 2 here, not 1,000) freezes
     # them after pytest's own collection at unconfigure. A frozen object is tracked but in no
-    # generation (gc.get_objects() leaves it out).
+    # generation (gc.get_objects() leaves it out). Plain tests are not samples, even in a directory
+    # named like the samples' marker (a node's name is one of its keywords too).
     monkeypatch.setattr("pytest_omk.gc_policy.SURVIVORS_FROZEN_FROM", threshold)
-    if samples:
+    if layout == "samples":
         write_sample_set(pytester, sample("s0", assertions=[{"type": "contains", "value": "hello"}]))
     else:
-        pytester.makepyfile(test_plain="def test_plain():\n    assert True\n")
+        directory = pytester.mkpydir("omk") if layout == "plain in omk/" else pytester.path
+        (directory / "test_plain.py").write_text("def test_plain():\n    assert True\n")
     args = ["-p", "no:hypothesispytest", "-p", "no:anyio", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
     recorder = pytester.inline_run(*args, "--omk-record-mode=off", "--omk-executor", "echo")
     assert recorder.ret == pytest.ExitCode.OK
