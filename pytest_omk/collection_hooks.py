@@ -7,23 +7,26 @@ order it keeps for the records.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from pathlib import Path
 
 import pytest
 
-from pytest_omk.collect import SampleItem
 from pytest_omk.gc_policy import collector_paused, freeze_survivors
 from pytest_omk.safety import sandbox_notice
 from pytest_omk.settings import Settings
 
 
 class CollectionHooks:
-    """What collection does for the plugin; ``order`` is each collected item's index by node id."""
+    """What collection does for the plugin; ``order`` is each collected item's index by node id.
 
-    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+    ``is_sample`` tells a sample item from another test (the session knows the items it adopted).
+    """
+
+    def __init__(self, config: pytest.Config, settings: Settings, is_sample: Callable[[pytest.Item], bool]) -> None:
         self.config = config
         self.settings = settings
+        self._is_sample = is_sample
         self.order: dict[str, int] = {}
         self.samples = 0
         """How many sample items were collected (a large run freezes what it keeps at its end)."""
@@ -55,8 +58,8 @@ class CollectionHooks:
         # Records are ordered by collection order, which every xdist worker shares, so reports
         # come out in the same order with and without -n.
         self.order = {item.nodeid: index for index, item in enumerate(session.items)}
-        # By type, not by the "omk" keyword: every node's name is a keyword too (a directory named omk).
-        self.samples = sum(1 for item in session.items if isinstance(item, SampleItem))
+        # Not by the "omk" keyword: every node's name is a keyword too (a directory named omk).
+        self.samples = sum(1 for item in session.items if self._is_sample(item))
         sandbox_notice(self.config, session, self.settings.executor)
 
     @pytest.hookimpl(trylast=True)

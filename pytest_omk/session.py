@@ -58,7 +58,7 @@ class OmkSession:
         self._tls = SharedTls()
         # JUnit properties cost memory per item: built only when a JUnit file is written.
         self._junit = bool(getattr(config.option, "xmlpath", None))
-        self.collection = CollectionHooks(config, settings)
+        self.collection = CollectionHooks(config, settings, is_sample=lambda item: id(item) in self._adopted)
         self._items: list[pytest.Item] = []
         self._attempts = Attempts()
         self._adopted: dict[int, SampleItem] = {}  # handed over by collection, by id (items include other tests)
