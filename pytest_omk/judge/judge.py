@@ -201,7 +201,8 @@ class LLMJudge:
         # replay on the next run, so a flaky provider does not cost the whole sample's calls again.
         if left:
             asked = await asyncio.gather(
-                *(self.calls.call(self.executor, requests[index]) for index in left), return_exceptions=True
+                *(self.calls.call(self.executor, requests[index], looked_up=True) for index in left),
+                return_exceptions=True,
             )
             for index, outcome in zip(left, asked, strict=True):
                 results[index] = outcome

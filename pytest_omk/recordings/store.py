@@ -189,16 +189,16 @@ class RecordingStore:
         live: Callable[[], Awaitable[ExecutionResult]],
         *,
         endpoint: str | None = None,
+        looked_up: bool = False,
     ) -> ExecutionResult:
         """Answer ``request`` from a recording or through ``live()``, as the mode says.
 
         A replayed result carries ``replayed=True`` and its recorded telemetry and trace unchanged.
-        A live call that raises is never recorded.
+        A live call that raises is never recorded. ``looked_up``: :meth:`recorded` found nothing.
         """
         if not (self.replays or self.records):
             return await live()  # nothing to look up or write: no key, no dump, no thread hop
-        replayed = self.recorded(executor_id, request, endpoint=endpoint)
-        if replayed is not None:
+        if not looked_up and (replayed := self.recorded(executor_id, request, endpoint=endpoint)) is not None:
             return replayed
         kind, identity, label = request.purpose, call_identity(executor_id, request, endpoint), request.sample_id
         if self.replays and (self.replay_only or self._once_and_recorded(request.source)):

@@ -383,6 +383,28 @@ def test_recorded_answers_are_read_without_a_task_each(tmp_path: Path) -> None:
     ]
 
 
+def test_a_judge_call_without_a_recording_is_looked_up_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The judge asks for recorded answers first; the calls it then makes are not looked up again."""
+    recordings = tmp_path / "rec"
+    run(LLMJudge(model_calls(recordings, "new_episodes"), ScriptedJudge({}), model="j", threshold=3),
+        make_plan(tmp_path, rubric=rubric("Correct", "Brief")))
+    calls = model_calls(recordings, "new_episodes")
+    looked_up: list[str] = []
+    lookup = calls.store._lookup
+
+    def counted(kind: str, identity: Any, label: str) -> Any:
+        looked_up.append(kind)
+        return lookup(kind, identity, label)
+
+    monkeypatch.setattr(calls.store, "_lookup", counted)
+    fake = ScriptedJudge({"New": verdict(5, "new")})
+    weighted = {name: {**dimension, "weight": 0.25} for name, dimension in rubric("Correct", "Brief").items()}
+    plan = make_plan(tmp_path, rubric={**weighted, "dim9": {"criterion": "New", "weight": 0.5}})
+    outcome = run(LLMJudge(calls, fake, model="j", threshold=3), plan)
+    assert (outcome.calls, outcome.replayed, len(fake.requests)) == (3, 2, 1)
+    assert len(looked_up) == 3  # two recorded answers and one miss, each read once
+
+
 def test_runs_as_a_pipeline_stage(tmp_path: Path) -> None:
     class Model(ScriptedJudge):
         id = "model-under-test"
