@@ -65,6 +65,8 @@ def collections_deferred() -> Callable[[], None]:
 
 def freeze_survivors(samples: int) -> None:
     """Freeze everything alive now, after pytest's own collection at unconfigure, when the run
-    had at least :data:`SURVIVORS_FROZEN_FROM` sample items (see above)."""
+    had at least :data:`SURVIVORS_FROZEN_FROM` samples (see above): counted as the sample items a
+    process collected, or as the records the reporting process kept (an xdist controller
+    collects no item)."""
     if samples >= SURVIVORS_FROZEN_FROM:
         gc.freeze()

@@ -18,7 +18,7 @@ from pytest_omk.compare.baseline import load_baseline, regression_message
 from pytest_omk.compare.render import comparison_lines
 from pytest_omk.compat import junit_xml
 from pytest_omk.errors import ConfigError
-from pytest_omk.gc_policy import collections_deferred
+from pytest_omk.gc_policy import collections_deferred, freeze_survivors
 from pytest_omk.recordings.scrub import secrets_from_env
 from pytest_omk.report.kept import KeptRecord
 from pytest_omk.report.outputs import ReportTargets, Written, write_reports
@@ -171,8 +171,13 @@ class RecordCollector:
             document = self._document(session, self.full_rows(), totals, analysis)
             self.written = write_reports(document, self.targets, {*secrets_from_env(os.environ), *self.extra_secrets})
 
+    @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self) -> None:
         self._resume_gc()
+        # What a large run keeps is frozen once pytest has collected at unconfigure (see
+        # pytest_omk.gc_policy). Under xdist the controller collects no item, so the count of
+        # sample items that decides it elsewhere is zero here: the records it kept decide.
+        freeze_survivors(len(self.records))
 
     def _document(
         self, session: pytest.Session, rows: list[dict[str, Any]], totals: dict[str, Any], analysis: Any

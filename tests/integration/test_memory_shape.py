@@ -202,3 +202,39 @@ def test_what_a_large_run_of_samples_keeps_is_frozen_at_its_end(
     report = recorder.getreports("pytest_runtest_logreport")[-1]
     in_generations = any(o is report for o in gc.get_objects())
     assert gc.is_tracked(report) and in_generations is not frozen
+
+
+# The freeze threshold lowered to one sample in every process; the controller notes whether the
+# last report it received is frozen once every plugin has unconfigured (config cleanups run after
+# the unconfigure hooks). A frozen object is tracked but in no generation.
+FREEZE_PROBE = """
+import gc
+import pytest_omk.gc_policy
+
+pytest_omk.gc_policy.SURVIVORS_FROZEN_FROM = 1
+RECEIVED = []
+
+def pytest_runtest_logreport(report):
+    RECEIVED[:] = [report]
+
+def _check():
+    report = RECEIVED[0]
+    frozen = gc.is_tracked(report) and not any(o is report for o in gc.get_objects())
+    with open("frozen.txt", "w") as out:
+        out.write(str(frozen))
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput"):  # the controller (this suite may run under xdist itself)
+        config.add_cleanup(_check)
+"""
+
+
+def test_the_xdist_controller_freezes_what_a_large_run_keeps(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+    # The controller collects no item, so counting sample items never froze anything there; it
+    # keeps every record and report, which pytest's cleanup and the interpreter's exit traversed.
+    pytest.importorskip("xdist")
+    write_sample_set(pytester, *(sample(f"s{i}", assertions=[{"type": "contains", "value": "hello"}]) for i in range(4)))
+    pytester.makeconftest(FREEZE_PROBE)
+    result = omk_run("--omk-executor", "echo", "-n", "2", subprocess=True)
+    result.assert_outcomes(passed=4)
+    assert (pytester.path / "frozen.txt").read_text() == "True"
