@@ -348,15 +348,20 @@ def test_recorded_judge_calls_replay(tmp_path: Path) -> None:
         run(LLMJudge(model_calls(tmp_path / "rec", "none"), second, model="other", threshold=3), plan)
 
 
-def test_recorded_answers_are_read_without_a_task_each(tmp_path: Path) -> None:
-    """A replay answers judge calls from files: only the calls left to make become tasks."""
+def _two_recorded_and_one_new(tmp_path: Path) -> tuple[Path, SamplePlan, ScriptedJudge]:
+    """Recordings of two judged dimensions, and a plan with the same two and a new one after them
+    (the same two replay: a judge never sees weights); the fake answers only the new one."""
     recordings = tmp_path / "rec"
     recorded = make_plan(tmp_path, rubric=rubric("Correct", "Brief"))
     run(LLMJudge(model_calls(recordings, "new_episodes"), ScriptedJudge({}), model="j", threshold=3), recorded)
-    # The same two dimensions (recorded: a judge never sees weights) and a new one after them.
     weighted = {name: {**dimension, "weight": 0.25} for name, dimension in rubric("Correct", "Brief").items()}
     plan = make_plan(tmp_path, rubric={**weighted, "dim9": {"criterion": "New", "weight": 0.5}})
-    fake = ScriptedJudge({"New": verdict(5, "new")})
+    return recordings, plan, ScriptedJudge({"New": verdict(5, "new")})
+
+
+def test_recorded_answers_are_read_without_a_task_each(tmp_path: Path) -> None:
+    """A replay answers judge calls from files: only the calls left to make become tasks."""
+    recordings, plan, fake = _two_recorded_and_one_new(tmp_path)
     tasks: list[str] = []
 
     async def judged() -> JudgeOutcome:
@@ -385,9 +390,7 @@ def test_recorded_answers_are_read_without_a_task_each(tmp_path: Path) -> None:
 
 def test_a_judge_call_without_a_recording_is_looked_up_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The judge asks for recorded answers first; the calls it then makes are not looked up again."""
-    recordings = tmp_path / "rec"
-    run(LLMJudge(model_calls(recordings, "new_episodes"), ScriptedJudge({}), model="j", threshold=3),
-        make_plan(tmp_path, rubric=rubric("Correct", "Brief")))
+    recordings, plan, fake = _two_recorded_and_one_new(tmp_path)
     calls = model_calls(recordings, "new_episodes")
     looked_up: list[str] = []
     lookup = calls.store._lookup
@@ -397,9 +400,6 @@ def test_a_judge_call_without_a_recording_is_looked_up_once(tmp_path: Path, monk
         return lookup(kind, identity, label)
 
     monkeypatch.setattr(calls.store, "_lookup", counted)
-    fake = ScriptedJudge({"New": verdict(5, "new")})
-    weighted = {name: {**dimension, "weight": 0.25} for name, dimension in rubric("Correct", "Brief").items()}
-    plan = make_plan(tmp_path, rubric={**weighted, "dim9": {"criterion": "New", "weight": 0.5}})
     outcome = run(LLMJudge(calls, fake, model="j", threshold=3), plan)
     assert (outcome.calls, outcome.replayed, len(fake.requests)) == (3, 2, 1)
     assert len(looked_up) == 3  # two recorded answers and one miss, each read once
