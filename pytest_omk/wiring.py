@@ -14,6 +14,7 @@ import pytest
 
 from pytest_omk.errors import ConfigError
 from pytest_omk.judge.select import same_model_warning, select_judge
+from pytest_omk.recordings.modes import replay_only
 from pytest_omk.settings import Settings
 
 if TYPE_CHECKING:
@@ -86,8 +87,6 @@ class CallWiring:
     def replay_only(self) -> bool:
         """Whether every call must come from a recording, by the store's rule (known before the
         store is made): such a run wraps its executors in ``ReplayOnly`` and connects nowhere."""
-        from pytest_omk.recordings.modes import replay_only
-
         return replay_only(self.settings.record_mode, self._recordings_dir())
 
     def executors(self) -> list[Executor]:
