@@ -12,7 +12,6 @@ which would otherwise fail with "Event loop is closed".
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ import httpx
 
 from pytest_omk.bodies import read_capped
 from pytest_omk.errors import ConfigError, ExecutionError
+from pytest_omk.execute.client_set import POOL_LIMITS, ClientSet
 from pytest_omk.execute.http_errors import check_status, json_object, timed_out, transport_error
 from pytest_omk.execute.tls import SharedTls
 
@@ -118,9 +118,8 @@ class JsonApiClient:
         self.timeout = timeout
         self._secrets = (endpoint.api_key,)
         self._transport = transport
-        self._client: httpx.AsyncClient | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
         self._tls: SharedTls | None = None
+        self.clients = ClientSet(self._new_client)
 
     def share_tls(self, tls: SharedTls) -> None:
         """Build clients with the run's one TLS context (set before the first call is submitted).
@@ -132,21 +131,20 @@ class JsonApiClient:
 
     async def warm(self) -> None:
         """Build the connection pool now, on the running loop, ahead of the first call."""
-        self._current_client()
+        self.clients.first()
 
-    def _current_client(self) -> httpx.AsyncClient:
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._loop is not loop or self._client.is_closed:
-            # The old client's connections belong to a loop that is gone; let them be collected.
-            self._client = httpx.AsyncClient(
-                timeout=httpx.Timeout(self.timeout),
-                transport=self._transport,
-                verify=True if self._tls is None else self._tls.context(),
-                follow_redirects=False,
-                trust_env=True,
-            )
-            self._loop = loop
-        return self._client
+    def _new_client(self) -> httpx.AsyncClient:
+        if self._tls is None and self._transport is None:
+            # More than one client may be opened: they share one context (one CA bundle load).
+            self._tls = SharedTls()
+        return httpx.AsyncClient(
+            timeout=httpx.Timeout(self.timeout),
+            transport=self._transport,
+            verify=True if self._tls is None else self._tls.context(),
+            follow_redirects=False,
+            trust_env=True,
+            limits=POOL_LIMITS,
+        )
 
     async def post(self, body: Mapping[str, Any]) -> tuple[dict[str, Any], float]:
         """POST ``body`` to the endpoint; return the JSON object answered and the elapsed milliseconds.
@@ -157,14 +155,14 @@ class JsonApiClient:
         if self.endpoint.missing_key is not None:
             raise ConfigError(self.endpoint.missing_key)
         headers = self.endpoint.headers
-        client = self._current_client()
         target = httpx.URL(self.endpoint.url)
         started = time.perf_counter()
         try:
             # httpx's timeout bounds each read, not the call: a body trickling in byte by byte
             # would never trip it, so the whole exchange also runs under one deadline.
-            async with asyncio.timeout(self.timeout):
-                response = await _capped_post(client, target, body, headers)
+            with self.clients.lease() as client:
+                async with asyncio.timeout(self.timeout):
+                    response = await _capped_post(client, target, body, headers)
         except TimeoutError:
             raise timed_out(self.provider, self.timeout, target) from None
         except (httpx.TransportError, httpx.DecodingError) as exc:
@@ -174,13 +172,5 @@ class JsonApiClient:
         return json_object(response, provider=self.provider, secrets=self._secrets), elapsed_ms
 
     async def aclose(self) -> None:
-        """Close the HTTP client (a client opened on another, finished loop is just dropped)."""
-        client, loop = self._client, self._loop
-        self._client = self._loop = None
-        if client is None:
-            return
-        if loop is asyncio.get_running_loop():
-            await client.aclose()
-        else:
-            with contextlib.suppress(Exception):
-                await client.aclose()
+        """Close the HTTP clients (those opened on another, finished loop are just dropped)."""
+        await self.clients.aclose()

@@ -138,6 +138,11 @@ class FakeLLM:
         return int(self._httpd.server_address[1])
 
     @property
+    def connections(self) -> int:
+        """TCP connections the server has accepted since it started."""
+        return self._httpd.accepted if self._httpd is not None else 0
+
+    @property
     def base_url(self) -> str:
         """``http://127.0.0.1:PORT`` (the ``ANTHROPIC_BASE_URL`` form)."""
         return f"http://{self._host}:{self.port}"

@@ -30,6 +30,12 @@ class Server(ThreadingHTTPServer):
         super().__init__(address, Handler)
         self.serve = serve
         self.stopping = stopping
+        self.accepted = 0
+        """TCP connections accepted so far (how well clients keep their connections alive)."""
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        self.accepted += 1  # the serving thread alone accepts: no lock needed
+        super().process_request(request, client_address)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # Clients hanging up (timeouts, dropped faults) are part of the game, not errors.

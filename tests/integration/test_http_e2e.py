@@ -371,3 +371,17 @@ def test_a_plain_api_run_never_imports_the_agent(pytester: pytest.Pytester, omk_
     result = omk_run("--omk-executor", "openai", "--omk-judge", "openai", subprocess=True)
     result.assert_outcomes(passed=1)
     assert json.loads((pytester.path / "loaded.json").read_text()) == []
+
+
+def test_a_run_opens_one_connection_per_call_in_flight(pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM) -> None:
+    """Connections are kept alive for the next call whatever the concurrency: with httpx's pool
+    defaults, a run with more than 20 calls in flight opened a new connection for nearly every call
+    (a TLS handshake each against a real provider)."""
+    write_sample_set(pytester, *(sample(f"s{i:02d}", "Say hi") for i in range(90)))
+    llm.add_rule("Say hi", "hi there", latency=0.05)
+    llm.gate(30, timeout=5)  # the first 30 calls are in flight together: 30 connections open
+    result = omk_run("--omk-executor", "openai", "--omk-concurrency", "30")
+    result.assert_outcomes(passed=90)
+    assert llm.peak_in_flight == 30
+    assert len(llm.requests) == 90
+    assert llm.connections == 30

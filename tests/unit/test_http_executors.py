@@ -209,16 +209,40 @@ def test_unexpected_2xx_shape_is_a_malformed_response(body: Any) -> None:
 def test_one_client_per_loop_is_reused_and_a_new_loop_gets_a_new_one(fake_llm: FakeLLM) -> None:
     executor = OpenAIExecutor(10, base_url=fake_llm.base_url)
 
-    async def twice() -> tuple[int, int]:
+    async def twice() -> tuple[list[int], list[int]]:
         await executor.execute(ExecutionRequest(prompt="a"))
-        first = id(executor._http._client)
+        first = executor._http.clients.clients
         await executor.execute(ExecutionRequest(prompt="b"))
-        return first, id(executor._http._client)
+        return [id(c) for c in first], [id(c) for c in executor._http.clients.clients]
 
     first, second = asyncio.run(twice())
-    assert first == second
+    assert first == second and len(first) == 1
     assert run(executor, "c").output == "fake reply"  # a second asyncio.run, a fresh loop
     assert len(fake_llm.requests) == 3
+
+
+@pytest.mark.parametrize("in_flight", [8, 32, 120])
+def test_connections_are_kept_alive_for_every_call_in_flight(fake_llm: FakeLLM, in_flight: int) -> None:
+    # httpx keeps 20 idle connections by default, and httpcore closes an idle one whenever the pool
+    # holds more than that many connections in all: with more calls in flight than 20, nearly every
+    # call opened a new connection (a TLS handshake each, against a real provider). Beyond 100 in
+    # flight, httpx's default cap queued the surplus inside the client, below the run's concurrency.
+    executor = OpenAIExecutor(10, base_url=fake_llm.base_url)
+    fake_llm.gate(in_flight, timeout=5)  # the first wave is in flight at once, or the gate times out
+    peaks = []
+
+    async def waves() -> None:
+        try:
+            for wave in range(3):
+                await asyncio.gather(*(executor.execute(ExecutionRequest(prompt=f"{wave}-{i}")) for i in range(in_flight)))
+                peaks.append(fake_llm.peak_in_flight)
+                fake_llm.reset()  # the next waves run ungated
+        finally:
+            await executor.aclose()
+
+    asyncio.run(waves())
+    assert peaks[0] == in_flight
+    assert fake_llm.connections == in_flight  # the first wave's connections served the next two
 
 
 def test_executors_satisfy_the_protocol(fake_llm: FakeLLM) -> None:
@@ -376,11 +400,11 @@ def test_warmed_executors_share_one_tls_context_and_reuse_their_client(
     async def go() -> list[bool]:
         await preload_transport(tls)
         await warm_clients(share_tls(list(executors), tls))
-        clients = [e._http._client for e in executors]
-        assert all(c is not None for c in clients)
+        clients = [e._http.clients.clients for e in executors]
+        assert all(len(c) == 1 for c in clients)
         for executor in executors:
             await executor.execute(ExecutionRequest(prompt="hello"))
-        reused = [e._http._client is c for e, c in zip(executors, clients, strict=True)]
+        reused = [e._http.clients.clients == c for e, c in zip(executors, clients, strict=True)]
         for executor in executors:
             await executor.aclose()
         return reused
