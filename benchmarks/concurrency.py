@@ -56,17 +56,22 @@ class _StampedFake(FakeLLM):
 
 
 def _timeline(root: Path, variants: dict[str, Callable[[dict[str, str]], s.RunResult]]) -> list[str]:
-    """One run of each variant against a :class:`_StampedFake`: first/last request and exit times."""
+    """One run of each variant against a :class:`_StampedFake`: first/last request and exit times, and
+    the TCP connections it opened (kept alive, a client needs one per call in flight at most)."""
     notes = []
     llm = _StampedFake(script=s.fake_script(latency=w.LATENCY, reply=CANNED_OUTPUT))
     with llm:
         env = s.openai_env(llm.openai_base_url)
         for name, variant in variants.items():
             llm.stamps.clear()
+            opened = llm.connections
             start = time.perf_counter()
             result = variant(env)
             first, last = (llm.stamps[i] - start for i in (0, -1))
-            notes.append(f"{name}: first request {first:.2f} s, last {last:.2f} s, exit {result.wall:.2f} s")
+            notes.append(
+                f"{name}: first request {first:.2f} s, last {last:.2f} s, exit {result.wall:.2f} s, "
+                f"{llm.connections - opened} connections"
+            )
     return notes
 
 
