@@ -98,18 +98,21 @@ class CallWiring:
         """The model under test, or ``None`` when none is configured."""
         if not self._executor_built:
             self._executor_built = True
+            made = self.config.hook.pytest_omk_make_executor(config=self.config)
+            spec = self.settings.executor
+            if made is None and not spec:
+                return None  # nothing to build: the executors' modules (and asyncio) stay unimported
             from pytest_omk.execute.factory import is_agent_spec, make_executor, wrap_callable
 
-            made = self.config.hook.pytest_omk_make_executor(config=self.config)
             try:
                 if made is not None:
                     self._executor = wrap_callable(made, "pytest_omk_make_executor")
-                elif self.settings.executor:
+                elif spec:
                     self._executor = make_executor(
-                        self.settings.executor,
+                        spec,
                         timeout=self.settings.timeout,
                         capabilities=self.settings.executor_capabilities,
-                        agent=self._agent_options() if is_agent_spec(self.settings.executor) else None,
+                        agent=self._agent_options() if is_agent_spec(spec) else None,
                     )
             except ConfigError as exc:
                 raise pytest.UsageError(f"omk: {exc}") from None

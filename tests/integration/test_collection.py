@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from tests.integration.conftest import (
@@ -451,3 +453,29 @@ def test_items_report_the_line_of_their_sample(pytester: pytest.Pytester, omk_ru
     )
     result = omk_run("--collect-only", "-q", "-s")
     result.stdout.fnmatch_lines(["LOCATION ('eval-samples.yaml', 2, 'sample: s1')", "LOCATION ('eval-samples.yaml', 4, 'sample: s2')"])
+
+
+def test_plain_regexes_are_checked_without_starting_v8(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+    """Starting V8 (its library, asyncio, a context) was a third of collecting a small file; a plain
+    pattern is known to compile without it (pytest_omk.js.regex_syntax), and a bad one still errors.
+    With no executor configured, the executors' modules are not imported either."""
+    pytester.makeconftest(
+        """
+        import json, sys
+
+        def pytest_sessionfinish(session):
+            (session.config.rootpath / "v8.json").write_text(json.dumps("py_mini_racer" in sys.modules))
+            loaded = "pytest_omk.execute.factory" in sys.modules
+            (session.config.rootpath / "executors.json").write_text(json.dumps(loaded))
+        """
+    )
+    regexes = [{"type": "regex", "pattern": r"^\d{3}-\d{4}$"}, {"type": "regex", "pattern": r"\b(yes|no)\b", "flags": "g"}]
+    write_sample_set(pytester, sample("plain", assertions=regexes))
+    result = omk_run("--collect-only", "-q", subprocess=True)
+    assert result.ret == pytest.ExitCode.OK
+    assert json.loads((pytester.path / "v8.json").read_text()) is False
+    assert json.loads((pytester.path / "executors.json").read_text()) is False
+    write_sample_set(pytester, sample("bad", assertions=[{"type": "regex", "pattern": "a{2,1}"}]))
+    bad = omk_run("--collect-only", "-q", subprocess=True)
+    bad.stdout.fnmatch_lines(["*samples[[]0[]].assertions[[]0[]].pattern*invalid regex (JavaScript refuses it)*"])
+    assert json.loads((pytester.path / "v8.json").read_text()) is True

@@ -127,8 +127,8 @@ def test_non_ascii_text_asks_v8_once_for_all_of_a_samples_checks() -> None:
 def test_a_pattern_is_compiled_once_however_many_samples_use_it() -> None:
     engine = JsEngine()
     try:
-        for _ in range(5):
-            assert engine.regex_error("a+b", "i") is None
+        for _ in range(5):  # patterns outside what is recognized without V8 (js.regex_syntax)
+            assert engine.regex_error("(?<=a)b", "i") is None
             assert engine.regex_error("(", "") is not None
         assert engine.evaluations == 2
         # Flags are part of what compiles: "a" with the unicode flag is a different question.
