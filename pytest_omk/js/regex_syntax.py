@@ -14,7 +14,9 @@ against V8 that whatever is accepted here compiles there.
 
 from __future__ import annotations
 
-PLAIN_FLAGS = frozenset("dgimsy")
+from pytest_omk.js.regex import VALID_FLAGS
+
+PLAIN_FLAGS = VALID_FLAGS - {"u", "v"}
 """Flags that leave the pattern syntax as without flags (``u`` and ``v`` make it stricter)."""
 MAX_DEPTH = 32
 """Deeper group nesting is left to V8 (the recognizer recurses once per group)."""
@@ -77,11 +79,10 @@ class _Parser:
             return i + 1, True
         if char == "\\":
             escaped = self.peek(i + 1)
-            if escaped in "bB" and escaped:
-                return i + 2, False
-            if escaped in _CLASS_ESCAPES or escaped in _CONTROL_ESCAPES or escaped in _ESCAPED_LITERALS:
-                return i + 2, bool(escaped)
-            raise _Refused
+            if escaped in ("b", "B"):
+                return i + 2, False  # word boundaries: assertions, not quantifiable
+            _escape_value(escaped)
+            return i + 2, True
         if char == "[":
             return self.char_class(i + 1), True
         if char == "(":
@@ -137,15 +138,21 @@ class _Parser:
         if char != "\\":
             return i + 1, ord(char)
         escaped = self.peek(i + 1)
-        if escaped in _CLASS_ESCAPES and escaped:
-            return i + 2, None
-        if escaped in _CONTROL_ESCAPES:
-            return i + 2, _CONTROL_ESCAPES[escaped]
         if escaped == "b":
             return i + 2, 8  # backspace, inside a class
-        if escaped in _ESCAPED_LITERALS and escaped:
-            return i + 2, ord(escaped)
-        raise _Refused
+        return i + 2, _escape_value(escaped)
+
+
+def _escape_value(escaped: str) -> int | None:
+    """The code point of the one-character escape ``\\<escaped>`` (``None``: ``\\d`` and kin);
+    :class:`_Refused` for any other (and for a pattern ending in a backslash, ``escaped == ""``)."""
+    if escaped in _CLASS_ESCAPES:
+        return None
+    if escaped in _CONTROL_ESCAPES:
+        return _CONTROL_ESCAPES[escaped]
+    if escaped in _ESCAPED_LITERALS:
+        return ord(escaped)
+    raise _Refused
 
 
 def _small_number(digits: str) -> bool:
