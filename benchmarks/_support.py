@@ -89,6 +89,25 @@ def target_row(
     )
 
 
+def budget_note(
+    prefix: str, *, floor: str, reference: str, target: str, floor_ratio: float, limit: float, plugin_ratio: float
+) -> str:
+    """Whether a wall-clock target is within reach on this host at all.
+
+    ``floor_ratio`` is what pytest alone, running the same items without the plugin, takes against
+    the target's ``reference``; ``limit`` is the target as a ratio of that reference and
+    ``plugin_ratio`` the plugin's run against the pytest floor. On a host where the floor alone
+    misses the target no pytest plugin can meet it, and the plugin's own share is the figure to read.
+    """
+    head = f"{prefix}: {floor} alone takes {floor_ratio:.2f}× {reference}"
+    if floor_ratio > limit:
+        return (
+            f"{head}, over the target ({target}) before any plugin work: no pytest plugin meets it on "
+            f"this host; the plugin takes {plugin_ratio:.2f}× that floor"
+        )
+    return f"{head}, leaving the plugin {limit / floor_ratio:.2f}× that floor for the target ({target}); it takes {plugin_ratio:.2f}×"
+
+
 def fmt(value: float, unit: str = "s") -> str:
     """A figure with its unit, with as many decimals as its size deserves."""
     if unit == "s":
