@@ -16,15 +16,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from pytest_omk.endpoints import call_identity, endpoint_key
 from pytest_omk.execute.openai import chat_completions_url
 from pytest_omk.judge.judge import LLMJudge
 from pytest_omk.loading.load import load_file
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ResolvedText, SamplePlan
-from pytest_omk.pipeline import build_request
+from pytest_omk.recordings.endpoints import call_identity, endpoint_key
 from pytest_omk.recordings.files import iter_recording_files, read_document
 from pytest_omk.recordings.store import RecordingStore
+from pytest_omk.run.pipeline import build_request
 
 EXECUTOR_ID = "openai"  # --omk-executor openai, and the judge's executor for --omk-judge openai
 

@@ -183,13 +183,13 @@ def _scale_rows(count: int, small: s.RunResult) -> list[s.Row]:
 # (label, file suffix, function): cumulative seconds. Parse, validate, markers and items are parts
 # of collection; cProfile cannot see the garbage collector's pauses, which land in whatever ran.
 _PARTS = [
-    ("plugin import", "pytest_omk/plugin.py", "<module>"),
+    ("plugin import", "pytest_omk/plugin/__init__.py", "<module>"),
     ("collection", "_pytest/main.py", "perform_collect"),
     ("  parse", "pytest_omk/loading/parse.py", "parse_text"),
     ("    of which alias check", "pytest_omk/loading/parse.py", "_check_aliases"),
     ("    of which depth check", "pytest_omk/loading/parse.py", "_check_depth"),
     ("  validate", "pytest_omk/loading/validate.py", "validate_document"),
-    ("  markers", "pytest_omk/planning.py", "markers_for"),
+    ("  markers", "pytest_omk/plugin/planning.py", "markers_for"),
     ("  items", "_pytest/python.py", "from_parent"),
     ("gc.collect at exit", "_pytest/unraisableexception.py", "gc_collect_harder"),
 ]

@@ -177,7 +177,7 @@ def profile_breakdown(path: Path) -> str:
     call = cum("_pytest/runner.py", "pytest_runtest_call")
     teardown = cum("_pytest/runner.py", "pytest_runtest_teardown")
     subtests = cum("_pytest/subtests.py", "__enter__") + cum("_pytest/subtests.py", "__exit__")
-    omk_grade = cum("pytest_omk/report/subtests.py", "grade_and_report")
+    omk_grade = cum("pytest_omk/plugin/subtests.py", "grade_and_report")
     grading = max(0.0, omk_grade - subtests) if omk_grade else 0.0
     phases = {
         "startup": total - cmdline,

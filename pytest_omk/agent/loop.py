@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
+from pytest_omk.agent.allowed import check_allowed_entries, is_allowed
 from pytest_omk.agent.isolation import source_directory, working_copy
 from pytest_omk.agent.mcp_tools import McpTools, load_mcp_servers
 from pytest_omk.agent.mocks import MockBook, V8Lower
@@ -25,10 +25,10 @@ from pytest_omk.agent.options import AgentOptions
 from pytest_omk.agent.providers import CallRequest, Messages, ModelTurn, Provider, ToolReply, make_provider
 from pytest_omk.agent.sandbox import Sandbox
 from pytest_omk.agent.tools import BUILTIN_NAMES, BUILTIN_SPECS, BuiltinTools, ToolResult, ToolSpec
-from pytest_omk.errors import ExecutionError
+from pytest_omk.execute.base import Endpoint, ExecutorDefaults
 from pytest_omk.models.results import ExecutionResult, ToolCall, Turn
 from pytest_omk.models.run import ExecutionRequest
-from pytest_omk.models.tool_names import MCP_PREFIX, canonical_tool_name, same_tool
+from pytest_omk.models.tool_names import canonical_tool_name, same_tool
 from pytest_omk.recordings.scrub import Scrubber, environment_snapshot
 
 STOP_MAX_TURNS = "max_turns"
@@ -40,31 +40,6 @@ _UNSAFE_NAME = re.compile(r"[^A-Za-z0-9_-]")
 _WORKDIR_NOTE = (
     "You are working in the directory {root}. Relative paths in tool arguments are taken from there."
 )
-
-
-def is_allowed(name: str, allowed: Sequence[str] | None) -> bool:
-    """Whether ``allowedTools`` lets the model use the tool offered as ``name``.
-
-    An entry names a tool (canonical aliases accepted: ``bash`` allows ``Bash``), or is
-    ``mcp__<server>`` for every tool of that server.
-    """
-    if allowed is None:
-        return True
-    return any(
-        same_tool(entry, name) or (entry.startswith(MCP_PREFIX) and name.startswith(entry.rstrip("_") + "__"))
-        for entry in allowed
-    )
-
-
-def _check_allowed_entries(allowed: Sequence[str] | None) -> None:
-    for entry in allowed or ():
-        if "(" in entry:
-            # Permission patterns such as Bash(git:*) belong to other runtimes; running without
-            # the restriction they express would be wider than the sample asked for.
-            raise ExecutionError(
-                f"allowedTools entry {entry!r} is a permission pattern the agent executor does not support; "
-                "list plain tool names"
-            )
 
 
 def _offered_name(name: str) -> str:
@@ -85,7 +60,7 @@ def _sum(values: Sequence[float | None]) -> float | None:
     return sum(v for v in values if v is not None)
 
 
-class AgentExecutor:
+class AgentExecutor(ExecutorDefaults):
     """``--omk-executor agent``: see the module docstring and docs/agents.md."""
 
     supports_mocks = True
@@ -117,9 +92,14 @@ class AgentExecutor:
         return f"agent:{self.provider.api}"
 
     @property
-    def api_endpoint(self) -> Any:
+    def api_endpoint(self) -> Endpoint | None:
         """The provider's endpoint (its URL is part of the recording key), if it has one."""
-        return getattr(self.provider, "api_endpoint", None)
+        return self.provider.api_endpoint
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The MCP servers' tokens (their ``env`` values): no sink may show them."""
+        return tuple(self.mcp.secrets)
 
     @property
     def time_budget(self) -> float:
@@ -131,7 +111,7 @@ class AgentExecutor:
 
     async def execute(self, request: ExecutionRequest) -> ExecutionResult:
         """Run the agent for ``request`` in a fresh working copy, removed afterwards."""
-        _check_allowed_entries(request.allowed_tools)
+        check_allowed_entries(request.allowed_tools)
         book = MockBook(request.mocks, lower=self._lower, strict=request.mocks_strict, base_dir=request.mock_base_dir)
         mcp_specs = await self.mcp.specs()
         async with working_copy(source_directory(request)) as root:

@@ -8,7 +8,7 @@ They are started once per run, when the first agent run needs its tools, and sto
 ``env`` values are usually tokens. They reach the server process only: every tool result is
 scrubbed of them before the model (and so the trace, recordings and reports) sees it, and so is
 every error message. Finding and reading the config and running a server are shared with the URL
-resolver (:mod:`pytest_omk.mcp_servers`).
+resolver (:mod:`pytest_omk.resolve.mcp_servers`).
 """
 
 from __future__ import annotations
@@ -23,7 +23,8 @@ from typing import Any
 
 from pytest_omk.agent.tools import ToolResult, ToolSpec, truncate
 from pytest_omk.errors import ConfigError, ExecutionError
-from pytest_omk.mcp_servers import (
+from pytest_omk.models.tool_names import mcp_tool_name
+from pytest_omk.resolve.mcp_servers import (
     McpServerSpec,
     StdioServer,
     describe_error,
@@ -32,7 +33,6 @@ from pytest_omk.mcp_servers import (
     read_mcp_config,
     scrub,
 )
-from pytest_omk.models.tool_names import mcp_tool_name
 
 START_TIMEOUT = 30.0
 MIN_SECRET_LENGTH = 8

@@ -8,14 +8,14 @@ from typing import Protocol
 
 from pytest_omk.agent.providers import AGENT_APIS
 from pytest_omk.errors import ConfigError
-from pytest_omk.mcp_servers import find_mcp_config
+from pytest_omk.resolve.mcp_servers import find_mcp_config
 
 DEFAULT_MAX_TURNS = 20
 DEFAULT_TOOL_TIMEOUT = 60.0
 
 
 class AgentSettings(Protocol):
-    """The fields of :class:`pytest_omk.settings.Settings` the agent reads (no pytest import here)."""
+    """The fields of :class:`pytest_omk.config.settings.Settings` the agent reads (no pytest import here)."""
 
     @property
     def rootdir(self) -> Path: ...

@@ -25,6 +25,7 @@ from pytest_omk.agent.tools import ToolSpec
 from pytest_omk.errors import ConfigError
 from pytest_omk.execute import anthropic as anthropic_api
 from pytest_omk.execute import openai as openai_api
+from pytest_omk.execute.base import Endpoint
 from pytest_omk.execute.http_client import ApiEndpoint, JsonApiClient, json_str
 
 Api = Literal["openai", "anthropic"]
@@ -72,6 +73,11 @@ class Provider(Protocol):
 
     api: Api
     default_model: str
+
+    @property
+    def api_endpoint(self) -> Endpoint | None:
+        """Where calls go (its URL is part of the recording key); ``None`` for a provider without one."""
+        ...
 
     def start(self, system: str | None, prompt: str) -> Messages:
         """The opening messages of a conversation."""

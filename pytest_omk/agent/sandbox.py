@@ -14,7 +14,7 @@ With ``bwrap`` (bubblewrap) a command runs with:
 
 Without ``bwrap`` (or where it cannot create namespaces) the same limits apply, the run says so
 once, and cleanup still kills the command's process group and every process carrying its marker
-(:mod:`pytest_omk.proctree`). In both cases secrets never enter the command's environment.
+(:mod:`pytest_omk._util.proctree`). In both cases secrets never enter the command's environment.
 """
 
 from __future__ import annotations

@@ -28,11 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from pytest_omk._util.proctree import MARKER_VARIABLE, kill_group, kill_tagged, tagged_environment
 from pytest_omk.agent import file_tools
 from pytest_omk.agent.file_tools import ToolError
 from pytest_omk.agent.sandbox import Sandbox
 from pytest_omk.execute.spawn import start_session
-from pytest_omk.proctree import MARKER_VARIABLE, kill_group, kill_tagged, tagged_environment
 from pytest_omk.recordings.scrub import environment_snapshot, is_secret_name, strip_userinfo
 
 MAX_OUTPUT_CHARS = 30_000

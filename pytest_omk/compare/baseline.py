@@ -15,9 +15,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_omk.compare.stats import mean2
 from pytest_omk.errors import ConfigError
-from pytest_omk.grade.scoring import round2
+from pytest_omk.grade.stats import mean2
+from pytest_omk.js.numbers import round2
 
 REPORT_SCHEMA_VERSION = "pytest-omk.report/v1"
 DELTA_LAYERS = ("composite", "fact", "behavior", "judge", "assertions")

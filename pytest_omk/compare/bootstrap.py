@@ -20,8 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pytest_omk.compare.stats import percentile
-from pytest_omk.grade.scoring import js_sum, round2
+from pytest_omk.grade.stats import percentile
+from pytest_omk.js.numbers import js_sum, round2
 
 RESAMPLES = 10_000
 SEED = 20_240_611

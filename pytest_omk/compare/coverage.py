@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_omk.compare.stats import mean2, present
-from pytest_omk.grade.scoring import js_sum, round2
+from pytest_omk.grade.stats import mean2, present
+from pytest_omk.js.numbers import js_sum, round2
 
 _PASSING = ("passed", "xpassed")
 _FAILING = ("failed", "error", "xfailed")

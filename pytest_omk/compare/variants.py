@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pytest_omk.compare.stats import mean2
 from pytest_omk.errors import ConfigError
+from pytest_omk.grade.stats import mean2
 
 MEAN_LAYERS = ("assertions", "fact", "behavior", "judge", "composite")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")

@@ -12,13 +12,14 @@ from collections.abc import Mapping
 
 import httpx
 
+from pytest_omk.execute.base import ExecutorDefaults
 from pytest_omk.execute.http_client import ApiEndpoint, JsonApiClient, Usage
 from pytest_omk.execute.tls import SharedTls
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
 
 
-class ApiExecutor:
+class ApiExecutor(ExecutorDefaults):
     """Base of the HTTP API executors; a subclass sets ``id`` and implements ``endpoint`` and
     ``execute``."""
 
@@ -42,7 +43,7 @@ class ApiExecutor:
 
     @property
     def api_endpoint(self) -> ApiEndpoint:
-        """Where calls go: its URL is part of the recording key (see :mod:`pytest_omk.endpoints`)."""
+        """Where calls go: its URL is part of the recording key (see :mod:`pytest_omk.recordings.endpoints`)."""
         return self._http.endpoint
 
     @staticmethod

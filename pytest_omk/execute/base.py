@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Protocol, runtime_checkable
 
 from pytest_omk.errors import ExecutionError
+from pytest_omk.execute.tls import SharedTls
 from pytest_omk.models.results import ExecutionResult
 
 # The request is a run's data (models.run); named here too as part of the executor contract.
@@ -28,9 +29,28 @@ class TransientError(ExecutionError):
         self.rate_limited = rate_limited
 
 
+class Endpoint(Protocol):
+    """The HTTP endpoint an executor calls (what the call path needs to know of it)."""
+
+    @property
+    def url(self) -> str:
+        """The provider URL; its scheme, host, port and path are part of the recording key."""
+        ...
+
+    @property
+    def missing_key(self) -> str | None:
+        """The usage error of a live call when a required API key is absent, else ``None``."""
+        ...
+
+
 @runtime_checkable
 class Executor(Protocol):
-    """Anything that can answer an :class:`ExecutionRequest`."""
+    """Anything that can answer an :class:`ExecutionRequest`.
+
+    Besides answering, an executor declares its optional abilities here, so that the call path asks
+    them directly instead of probing for attributes; :class:`ExecutorDefaults` gives the answers of
+    an executor that has none of them.
+    """
 
     @property
     def id(self) -> str:
@@ -49,3 +69,54 @@ class Executor(Protocol):
     async def aclose(self) -> None:
         """Release connections and processes."""
         ...
+
+    @property
+    def api_endpoint(self) -> Endpoint | None:
+        """The HTTP endpoint the calls go to (part of the recording key); ``None`` for executors that
+        call no HTTP API (commands, Python callables)."""
+        ...
+
+    @property
+    def time_budget(self) -> float | None:
+        """How long one whole call may take when that is longer than the run's per-call timeout
+        (an agent's many turns and tools); ``None``: the per-call timeout."""
+        ...
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """Values the executor holds (tokens of the servers it talks to) that no sink may show."""
+        ...
+
+    def share_tls(self, tls: SharedTls) -> None:
+        """Use the run's one TLS context for the HTTP clients it builds (a no-op without any)."""
+        ...
+
+    async def warm(self) -> None:
+        """Open its HTTP client ahead of the first call (a no-op without one)."""
+        ...
+
+
+class ExecutorDefaults:
+    """The optional abilities of an executor that has none: no endpoint, the run's timeout, no
+    secrets, no HTTP client to share a TLS context with or to open early."""
+
+    @property
+    def api_endpoint(self) -> Endpoint | None:
+        """No HTTP endpoint."""
+        return None
+
+    @property
+    def time_budget(self) -> float | None:
+        """The run's per-call timeout."""
+        return None
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """Nothing to hide."""
+        return ()
+
+    def share_tls(self, tls: SharedTls) -> None:
+        """No HTTP client."""
+
+    async def warm(self) -> None:
+        """No HTTP client."""

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 import httpx
 
-from pytest_omk.bodies import read_capped
+from pytest_omk._util.bodies import read_capped
 from pytest_omk.errors import ConfigError, ExecutionError
 from pytest_omk.execute.client_set import POOL_LIMITS, ClientSet
 from pytest_omk.execute.http_errors import check_status, json_object, timed_out, transport_error

@@ -22,14 +22,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from pytest_omk._util.proctree import kill_group, kill_tagged, tagged_environment
 from pytest_omk.errors import ExecutionError
+from pytest_omk.execute.base import ExecutorDefaults
 from pytest_omk.execute.mock_channel import MockChannel
 from pytest_omk.execute.protocol import check_answer, check_mock_stats, check_output, is_protocol
 from pytest_omk.execute.spawn import start_session
 from pytest_omk.js.text import js_trim
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
-from pytest_omk.proctree import kill_group, kill_tagged, tagged_environment
 from pytest_omk.recordings.scrub import environment_snapshot
 
 _STDERR_LIMIT = 400
@@ -41,7 +42,7 @@ MAX_NUMBER = 10**12
 _CHECKED_NUMBERS = ("inputTokens", "outputTokens", "costUSD", "latencyMs", "durationApiMs", "numTurns")
 
 
-class EchoExecutor:
+class EchoExecutor(ExecutorDefaults):
     """Answers with the prompt itself: a smoke test of the plumbing, no model involved."""
 
     id = "echo"
@@ -95,7 +96,7 @@ def check_numbers(result: ExecutionResult, source: str) -> None:
             raise ExecutionError(f"{source} returned an invalid {name}: {shown} (allowed: 0 to {MAX_NUMBER})")
 
 
-class CommandExecutor:
+class CommandExecutor(ExecutorDefaults):
     """Runs a command per sample, speaking omk's stdin/stdout JSON protocol."""
 
     def __init__(self, command: str, *, timeout: float, supports_mocks: bool = False) -> None:
@@ -233,7 +234,7 @@ def _parse_stdout(text: str) -> ExecutionResult:
     return ExecutionResult(output=output, numTurns=1)
 
 
-class CallableExecutor:
+class CallableExecutor(ExecutorDefaults):
     """Calls the user's Python function (sync or async) with the :class:`ExecutionRequest`."""
 
     def __init__(self, func: Callable[..., Any], *, name: str, supports_mocks: bool = False) -> None:

@@ -14,7 +14,7 @@ import asyncio
 import contextlib
 from typing import Any
 
-from pytest_omk.proctree import kill_group
+from pytest_omk._util.proctree import kill_group
 
 
 async def start_session(program: str, *args: str, **kwargs: Any) -> asyncio.subprocess.Process:

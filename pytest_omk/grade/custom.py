@@ -11,7 +11,7 @@ inside that directory tree (symbolic links resolved):
   ``node_runner.mjs``; as upstream, its default export (else a named ``check``) is called as
   ``fn(output, {sample, assertion})`` and must return (or resolve to) ``{pass: boolean, message?}``.
 
-Both run in a session of their own with a marker in their environment (:mod:`pytest_omk.proctree`):
+Both run in a session of their own with a marker in their environment (:mod:`pytest_omk._util.proctree`):
 when the check ends, times out or is interrupted (Ctrl-C), its process group and every process
 carrying the marker are killed, so children it spawned (``child_process``, ``subprocess``, even
 detached or ``setsid`` ones) never outlive it.
@@ -32,13 +32,13 @@ from importlib.resources import as_file, files
 from pathlib import Path
 from typing import Any
 
+from pytest_omk._util.proctree import kill_tagged, tagged_environment
 from pytest_omk.grade._table import entry
 from pytest_omk.grade.base import GradeContext, Grader, excerpt
 from pytest_omk.js.text import js_json_stringify
 from pytest_omk.models import AssertionBase
 from pytest_omk.models.assertions import Custom
 from pytest_omk.models.results import Reading
-from pytest_omk.proctree import kill_tagged, tagged_environment
 
 NODE_SUFFIXES = frozenset({".js", ".mjs", ".cjs"})
 RESULT_MARKER = "@@pytest-omk-result@@"

@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pytest_omk.compare.repeats import check_verdict, mean_scores, pass_rate_message, repeats_record
-from pytest_omk.compare.stats import mean2, present, sd3
 from pytest_omk.grade.base import GradeContext
 from pytest_omk.grade.registry import grade_sample
-from pytest_omk.grade.scoring import Scores, js_sum, judge_layer, score_sample, scores_record
-from pytest_omk.js.numbers import to_fixed
+from pytest_omk.grade.repeats import check_verdict, mean_scores, pass_rate_message, repeats_record
+from pytest_omk.grade.scoring import Scores, judge_layer, score_sample, scores_record
+from pytest_omk.grade.stats import mean2, present, sd3
+from pytest_omk.js.numbers import js_sum, to_fixed
 from pytest_omk.models import Sample
 from pytest_omk.models.results import Reading
 from pytest_omk.models.run import SampleRun

@@ -1,7 +1,7 @@
 """The LLM judge: scores a sample's rubric dimensions and judge-scored assertions.
 
 One judge call per rubric dimension (times ``repeat``) and one per judge-scored assertion, all
-started at once; the shared call path (:class:`~pytest_omk.runtime.ModelCalls`) applies the
+started at once; the shared call path (:class:`~pytest_omk.execute.calls.ModelCalls`) applies the
 recordings, the concurrency limit and the retries, so a judge call is recorded and replayed exactly
 like an executor call, keyed by its template id as well.
 
@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 from pytest_omk.errors import ExecutionError, JudgeError
 from pytest_omk.execute.base import Executor
+from pytest_omk.execute.calls import ModelCalls
 from pytest_omk.js.text import js_trim
 from pytest_omk.judge.parse import JudgeReply, parse_assertion_reply, parse_rubric_reply
 from pytest_omk.judge.readings import assertion_reading, dimension_reading
@@ -28,10 +29,9 @@ from pytest_omk.judge.trace_summary import summarize_execution
 from pytest_omk.models.assertions import AnswerRelevancy, ContextRecall, Faithfulness, SemanticSimilarity
 from pytest_omk.models.results import ExecutionResult, Reading
 from pytest_omk.models.run import ExecutionRequest, JudgeOutcome, ResolvedText, SamplePlan
-from pytest_omk.runtime import ModelCalls
 
 _Judged = SemanticSimilarity | Faithfulness | AnswerRelevancy | ContextRecall
-_JUDGED = (SemanticSimilarity, Faithfulness, AnswerRelevancy, ContextRecall)
+JUDGED_ASSERTIONS = (SemanticSimilarity, Faithfulness, AnswerRelevancy, ContextRecall)
 
 
 @dataclass(frozen=True)
@@ -114,7 +114,7 @@ class LLMJudge:
             ]
         settled: dict[int, Reading] = {}
         for index, assertion in enumerate(plan.sample.assertions or []):
-            if not isinstance(assertion, _JUDGED):
+            if not isinstance(assertion, JUDGED_ASSERTIONS):
                 continue
             against = self._assertion_input(assertion, resolved)
             if against is None:

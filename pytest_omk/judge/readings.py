@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from pytest_omk.grade.scoring import js_sum, round2, sample_sd
+from pytest_omk.js.numbers import js_sum, round2, sample_sd
 from pytest_omk.js.text import js_number
 from pytest_omk.judge.parse import JudgeReply
 from pytest_omk.models.results import Reading

@@ -6,6 +6,8 @@ records, say) does not build every assertion model, and loading the plugin build
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -13,20 +15,41 @@ if TYPE_CHECKING:
     from pytest_omk.models.mocks import Mock, MockMatch
     from pytest_omk.models.sample import SCHEMA_VERSION, Requires, RubricDimension, Sample, SampleSet
 
-_HOMES = {
-    "ASSERTION_CLASSES": "assertions",
-    "Assertion": "assertions",
-    "AssertionBase": "assertions",
-    "AssertSet": "assertions",
-    "Layer": "assertions",
-    "Mock": "mocks",
-    "MockMatch": "mocks",
-    "SCHEMA_VERSION": "sample",
-    "Requires": "sample",
-    "RubricDimension": "sample",
-    "Sample": "sample",
-    "SampleSet": "sample",
+
+
+def _assertions() -> ModuleType:
+    from pytest_omk.models import assertions
+
+    return assertions
+
+
+def _mocks() -> ModuleType:
+    from pytest_omk.models import mocks
+
+    return mocks
+
+
+def _sample() -> ModuleType:
+    from pytest_omk.models import sample
+
+    return sample
+
+
+_HOMES: dict[str, Callable[[], ModuleType]] = {
+    "ASSERTION_CLASSES": _assertions,
+    "Assertion": _assertions,
+    "AssertionBase": _assertions,
+    "AssertSet": _assertions,
+    "Layer": _assertions,
+    "Mock": _mocks,
+    "MockMatch": _mocks,
+    "SCHEMA_VERSION": _sample,
+    "Requires": _sample,
+    "RubricDimension": _sample,
+    "Sample": _sample,
+    "SampleSet": _sample,
 }
+"""Where each name is defined; a function per module so that the imports stay visible."""
 
 __all__ = [
     "ASSERTION_CLASSES",
@@ -48,6 +71,4 @@ def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    return getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    return getattr(home(), name)

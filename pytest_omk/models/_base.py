@@ -56,7 +56,7 @@ class StrictModel(BaseModel):
         frozen=True,
         populate_by_name=False,
         # No use_attribute_docstrings: the schema generators add the field docstrings themselves
-        # (pytest_omk.field_docs); pydantic reading every model's source cost each pytest run.
+        # (pytest_omk.models.field_docs); pydantic reading every model's source cost each pytest run.
     )
 
     @model_validator(mode="before")

@@ -26,7 +26,7 @@ Outcome = Literal["passed", "failed", "error", "skipped", "xfailed", "xpassed", 
 class _Record(BaseModel):
     """A record part: unknown keys are ignored (older reports)."""
 
-    # Field docstrings: see pytest_omk.field_docs. Validators are built on first use, not when
+    # Field docstrings: see pytest_omk.models.field_docs. Validators are built on first use, not when
     # the module is imported: a live run imports this as its first item is set up, while the
     # first wave of calls is being sent, and first validates a record only once an answer is in.
     model_config = ConfigDict(extra="ignore", defer_build=True)

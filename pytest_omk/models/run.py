@@ -1,7 +1,7 @@
 """The run's data: what one sample's run is asked, plans, and what the model-facing stages return.
 
 Below every stage (resolve, execute, judge, grade) and above none: the stages exchange these values,
-and the orchestrator (:mod:`pytest_omk.pipeline`) wires them together.
+and the orchestrator (:mod:`pytest_omk.run.pipeline`) wires them together.
 """
 
 from __future__ import annotations

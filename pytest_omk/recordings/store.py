@@ -10,19 +10,17 @@ applies the modes to executor calls. The file format lives in :mod:`.files`.
 from __future__ import annotations
 
 import asyncio
-import os
-import threading
 import time
 import warnings
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_omk.endpoints import call_identity
 from pytest_omk.errors import ReplayMissError
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
 from pytest_omk.recordings.diff import FIX_HINT, describe_miss
+from pytest_omk.recordings.endpoints import call_identity
 from pytest_omk.recordings.files import (
     Document,
     build_document,
@@ -30,8 +28,6 @@ from pytest_omk.recordings.files import (
     check_kind,
     recording_key,
     render,
-    shard_dir,
-    slugged_name,
     sweep_stale_temps,
     write_atomic,
 )
@@ -39,9 +35,9 @@ from pytest_omk.recordings.index import RecordingIndex
 from pytest_omk.recordings.modes import RECORD_MODES, RecordMode, relative_source, replay_only, touch
 from pytest_omk.recordings.modes import records as _records_in
 from pytest_omk.recordings.modes import replays as _replays_in
-from pytest_omk.recordings.naming import LabelNaming
+from pytest_omk.recordings.naming import RecordingPaths
 from pytest_omk.recordings.reader import DocumentReader
-from pytest_omk.recordings.scrub import Scrubber, environment_snapshot, secrets_from_env
+from pytest_omk.recordings.scrub import environment_snapshot, secrets_from_env
 
 
 class RecordingStore:
@@ -72,20 +68,16 @@ class RecordingStore:
         # iterating os.environ meanwhile raises KeyError.
         self.environment = environment_snapshot()
         """The environment as it was when the store was made (the session's scrubber reuses it)."""
-        self._secrets = (*secrets, *secrets_from_env(self.environment))
+        self._paths = RecordingPaths(self.directory or Path(), (*secrets, *secrets_from_env(self.environment)))
         self._warn_callback = warn
-        self._lock = threading.Lock()
         self._index = RecordingIndex(self.directory) if self.directory is not None else None
         self._reader = DocumentReader(mode, self._warn)
-        self._shard_names: dict[tuple[str, str], str] = {}
-        self._naming: LabelNaming | None = None
         # ``once``: recordings made before the run started (under xdist: the controller's start).
         self.started_ns = time.time_ns() if started_ns is None else started_ns
 
     def add_secrets(self, secrets: Iterable[str]) -> None:
         """Scrub these values too (e.g. MCP server tokens known only once their config is read)."""
-        with self._lock:
-            self._secrets = (*self._secrets, *secrets)
+        self._paths.add_secrets(secrets)
 
     # -- mode predicates ----------------------------------------------------------------------
 
@@ -139,8 +131,8 @@ class RecordingStore:
         # find the file. Consequence: the key still depends on a prompt that contained a secret, so
         # rotating that secret turns the call into a miss. Only the hash reaches disk, not the secret.
         key = recording_key(kind, identity)
-        redactor = self._redactor()
-        path = self._path(kind, key, label)
+        redactor = self._paths.redactor()
+        path = self._paths.path(kind, key, label)
         file = relative_source(source, self.directory)
         document = build_document(
             kind, key, redactor.text(label), redactor.data(dict(identity)), redactor.data(dict(payload)), file
@@ -221,8 +213,8 @@ class RecordingStore:
         """Why nothing replays: the nearest recording for the same executor and what differs."""
         if self.directory is None:
             return f"pytest-omk recordings are off, so sample {label!r} has nothing to replay."
-        redactor, directory, index = self._redactor(), self.directory, self._index
-        expected = self._path(kind, recording_key(kind, identity), label).relative_to(directory)
+        redactor, directory, index = self._paths.redactor(), self.directory, self._index
+        expected = self._paths.path(kind, recording_key(kind, identity), label).relative_to(directory)
         lines = describe_miss(
             mode=self.mode,
             kind=kind,
@@ -244,36 +236,13 @@ class RecordingStore:
         assert self.directory is not None
         return relative_source(source, self.directory) in self._index.sample_files_before(self.started_ns)
 
-    def _current_naming(self) -> LabelNaming:
-        # The secrets change only in add_secrets: the scrubber and its slugs are kept until then
-        # (a thread still holding the previous naming fills only that naming's slugs).
-        naming = self._naming
-        if naming is None or naming.secrets is not self._secrets:
-            naming = self._naming = LabelNaming(self._secrets)
-        return naming
-
-    def _redactor(self) -> Scrubber:
-        return self._current_naming().scrubber
-
-    def _path(self, kind: str, key: str, label: str) -> Path:
-        return Path(self._path_name(kind, key, label))
-
-    def _path_name(self, kind: str, key: str, label: str) -> str:
-        # Every call reads one: a plain string (see ``Document.path``), its shard directory (256
-        # per kind) joined once.
-        shard = self._shard_names.get((kind, key[:2]))
-        if shard is None:
-            assert self.directory is not None
-            shard = self._shard_names[(kind, key[:2])] = str(shard_dir(self.directory, kind, key))
-        return f"{shard}{os.sep}{slugged_name(self._current_naming().slug(label), key)}"
-
     def _lookup(self, kind: str, identity: Mapping[str, Any], label: str) -> Document | None:
         if not self.replays:
             return None
         check_kind(kind)
         check_identity(identity)
         key = recording_key(kind, identity)
-        path = self._path_name(kind, key, label)
+        path = self._paths.path_name(kind, key, label)
         document = self._reader.matching(path, key)
         if document is not None:
             return document
@@ -293,7 +262,7 @@ class RecordingStore:
         return self._index.listing(kind)
 
     def _warn(self, message: str) -> None:
-        message = self._redactor().text(message)
+        message = self._paths.redactor().text(message)
         if self._warn_callback is not None:
             self._warn_callback(message)
         else:

@@ -12,7 +12,7 @@ from pytest_omk.models.report import SampleRecord
 from pytest_omk.models.report_document import ReportConfig, ReportSummary
 
 if TYPE_CHECKING:
-    from pytest_omk.settings import Settings
+    from pytest_omk.config.settings import Settings
 
 REPORT_SCHEMA_VERSION = "pytest-omk.report/v1"
 

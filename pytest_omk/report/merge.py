@@ -17,11 +17,11 @@ from pydantic import ValidationError
 from pytest_omk.compare.analysis import analyze
 from pytest_omk.compare.baseline import load_baseline, read_report, regression_message
 from pytest_omk.compare.variants import Variant
+from pytest_omk.config.shard import Shard, parse_shard
 from pytest_omk.errors import ConfigError
 from pytest_omk.models.report import SampleRecord
 from pytest_omk.report.json_report import build_document
 from pytest_omk.report.terminal import summarize
-from pytest_omk.shard import Shard, parse_shard
 
 _FAILING = ("failed", "error")
 

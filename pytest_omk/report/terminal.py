@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from pytest_omk.grade.scoring import js_sum, round2
-from pytest_omk.js.numbers import to_fixed
+from pytest_omk.js.numbers import js_sum, round2, to_fixed
 from pytest_omk.report.fit import fit_table
 from pytest_omk.report.view import money
 

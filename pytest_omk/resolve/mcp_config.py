@@ -4,7 +4,7 @@ Only ``mcpServers`` entries with **both** ``urlPatterns`` and ``fetchTool`` are 
 entries (an editor's own MCP servers, say) are ignored. Everything here is pure: reading the file,
 validating it, matching a host, building tool arguments and extracting the content of a result.
 Finding and reading the file and the launch fields are shared with the agent's MCP tools
-(:mod:`pytest_omk.mcp_servers`).
+(:mod:`pytest_omk.resolve.mcp_servers`).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from typing import Any
 
 from pytest_omk.errors import ConfigError, ResolveError
 from pytest_omk.js.regex import JsRegexError, compile_js_regex
-from pytest_omk.mcp_servers import McpServerSpec, launch_fields, read_mcp_config
 from pytest_omk.resolve.hosts import parse_host
+from pytest_omk.resolve.mcp_servers import McpServerSpec, launch_fields, read_mcp_config
 
 _TEMPLATE_GROUP = re.compile(r"\$(\d+)")
 

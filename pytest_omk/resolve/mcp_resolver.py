@@ -3,7 +3,7 @@
 Each server is started once per run, lazily, when the first URL matching its ``urlPatterns``
 needs it, and :meth:`McpResolver.aclose` stops them all. The ``mcp`` SDK is imported only then.
 
-Every client lives in its own owner task (a :class:`~pytest_omk.mcp_servers.StdioServer`): the
+Every client lives in its own owner task (a :class:`~pytest_omk.resolve.mcp_servers.StdioServer`): the
 SDK's transport is built on anyio task groups, which must be entered and left by the same task,
 while fetches come from many sample tasks and the close comes from the run's teardown. Fetch tasks
 only send requests through the connected client.
@@ -18,8 +18,8 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 
-from pytest_omk.mcp_servers import StdioServer, describe_error, env_secrets, scrub
 from pytest_omk.resolve.mcp_config import McpError, McpServerConfig, result_content, tool_arguments
+from pytest_omk.resolve.mcp_servers import StdioServer, describe_error, env_secrets, scrub
 
 __all__ = ["McpError", "McpResolver"]
 

@@ -24,7 +24,7 @@ from urllib.parse import quote, urljoin
 
 import httpx
 
-from pytest_omk.bodies import read_capped
+from pytest_omk._util.bodies import read_capped
 from pytest_omk.resolve.content import MAX_BODY_BYTES, FetchError, check_content_type, html_to_text
 from pytest_omk.resolve.urls import ParsedUrl, parse_url
 

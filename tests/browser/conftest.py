@@ -23,7 +23,7 @@ def preload_stages() -> None:
     Such a run forgets every module first imported inside it, so a second run would meet second
     copies of the assertion classes and the grader registry would not know them.
     """
-    for name in ("pytest_omk.pipeline", "pytest_omk.grade.registry", "pytest_omk.report.subtests", "pytest_omk.report.outputs"):
+    for name in ("pytest_omk.run.pipeline", "pytest_omk.grade.registry", "pytest_omk.plugin.subtests", "pytest_omk.report.outputs"):
         importlib.import_module(name)
 
 

@@ -9,9 +9,9 @@ from typing import Any
 import jsonschema
 import pytest
 
+from pytest_omk.models import report_schema
 from pytest_omk.models.report import AssertionEntry, ExecutionRecord, RubricEntry, SampleRecord
-from pytest_omk.report import report_schema
-from pytest_omk.schema import main, render, schema_files
+from pytest_omk.models.schema_export import main, render, schema_files
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -37,7 +37,7 @@ def _record(**changes: Any) -> SampleRecord:
 def test_both_committed_copies_are_the_generated_schema() -> None:
     expected = render(report_schema.build_report_schema())
     for file in schema_files(REPO, report_schema.RELATIVE_PATH):
-        assert file.read_text(encoding="utf-8") == expected, f"{file} is stale: run python -m pytest_omk.schema"
+        assert file.read_text(encoding="utf-8") == expected, f"{file} is stale: run python -m pytest_omk.models.schema_export"
 
 
 def test_check_mode_names_a_stale_report_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -27,7 +27,7 @@ from pytest_omk.loading.load import is_yaml_path
 from pytest_omk.loading.parse import parse_text
 from pytest_omk.loading.validate import validate_document
 from pytest_omk.models import ASSERTION_CLASSES
-from pytest_omk.schema import RELATIVE_PATH, SCHEMA_ID, build_schema, main, render, schema_files
+from pytest_omk.models.schema_export import RELATIVE_PATH, SCHEMA_ID, build_schema, main, render, schema_files
 from tests.loader_inputs import FORMAT_KEYS, VALID_JSON_SEEDS, containers, node_at
 
 REPO = Path(__file__).resolve().parents[2]
@@ -63,9 +63,9 @@ def parsed(path: Path) -> Any:
 def test_committed_schema_matches_the_models() -> None:
     expected = render(build_schema())
     for file in schema_files(REPO):
-        assert file.is_file(), f"{file} is missing: run python -m pytest_omk.schema"
+        assert file.is_file(), f"{file} is missing: run python -m pytest_omk.models.schema_export"
         assert file.read_text(encoding="utf-8") == expected, (
-            f"{file} is stale: run python -m pytest_omk.schema"
+            f"{file} is stale: run python -m pytest_omk.models.schema_export"
         )
     assert main(["--check", "--root", str(REPO)]) == 0
 

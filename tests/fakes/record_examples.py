@@ -34,8 +34,8 @@ from pytest_omk.execute.recording_files import (
     shard_dir,
 )
 
-from pytest_omk.endpoints import endpoint_key
 from pytest_omk.execute.openai import DEFAULT_BASE_URL, chat_completions_url
+from pytest_omk.recordings.endpoints import endpoint_key
 from tests.fakes.fake_llm import FakeLLM, RecordedRequest
 
 REPO = Path(__file__).resolve().parents[2]

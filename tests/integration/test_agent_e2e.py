@@ -21,9 +21,9 @@ import pytest
 from pytest_omk.agent import AgentExecutor, AgentOptions, is_allowed
 from pytest_omk.errors import ConfigError, ExecutionError
 from pytest_omk.execute.base import TransientError
-from pytest_omk.execute.factory import make_executor
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
+from pytest_omk.run.executors import make_executor
 from tests.fakes.fake_llm import FakeLLM
 
 SCHEMA = "omk.eval-sample-set/v2"

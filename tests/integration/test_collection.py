@@ -465,7 +465,7 @@ def test_plain_regexes_are_checked_without_starting_v8(pytester: pytest.Pytester
 
         def pytest_sessionfinish(session):
             (session.config.rootpath / "v8.json").write_text(json.dumps("py_mini_racer" in sys.modules))
-            loaded = "pytest_omk.execute.factory" in sys.modules
+            loaded = "pytest_omk.run.executors" in sys.modules
             (session.config.rootpath / "executors.json").write_text(json.dumps(loaded))
         """
     )

@@ -132,7 +132,7 @@ def test_no_kept_report_holds_a_record_and_the_summary_still_has_every_sample(
 
 PACKED_PROBE = """
 import pytest
-from pytest_omk.report.collector import record_collector_key
+from pytest_omk.plugin.collector import record_collector_key
 
 @pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter):
@@ -190,7 +190,7 @@ def test_what_a_large_run_of_samples_keeps_is_frozen_at_its_end(
     # them after pytest's own collection at unconfigure. A frozen object is tracked but in no
     # generation (gc.get_objects() leaves it out). Plain tests are not samples, even in a directory
     # named like the samples' marker (a node's name is one of its keywords too).
-    monkeypatch.setattr("pytest_omk.gc_policy.SURVIVORS_FROZEN_FROM", threshold)
+    monkeypatch.setattr("pytest_omk.plugin.gc_policy.SURVIVORS_FROZEN_FROM", threshold)
     if layout == "samples":
         write_sample_set(pytester, sample("s0", assertions=[{"type": "contains", "value": "hello"}]))
     else:
@@ -209,9 +209,9 @@ def test_what_a_large_run_of_samples_keeps_is_frozen_at_its_end(
 # the unconfigure hooks). A frozen object is tracked but in no generation.
 FREEZE_PROBE = """
 import gc
-import pytest_omk.gc_policy
+import pytest_omk.plugin.gc_policy
 
-pytest_omk.gc_policy.SURVIVORS_FROZEN_FROM = 1
+pytest_omk.plugin.gc_policy.SURVIVORS_FROZEN_FROM = 1
 RECEIVED = []
 
 def pytest_runtest_logreport(report):

@@ -1,6 +1,6 @@
 """Passing checks are reported in a batch; the reports equal what ``subtests.test`` reports.
 
-:func:`pytest_omk.compat.report_passed_subtests` builds passing checks' subtest reports without
+:func:`pytest_omk.plugin.compat.report_passed_subtests` builds passing checks' subtest reports without
 pytest's per-check context manager (that manager was most of the plugin's cost per check in a large
 replay). These runs compare its reports, field for field, with those of the same samples reported
 through ``subtests.test`` for every check.
@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from pytest_omk.compat import subtests_of
-from pytest_omk.report import subtests as subtests_module
+from pytest_omk.plugin import subtests as subtests_module
+from pytest_omk.plugin.compat import subtests_of
 from tests.integration.conftest import OmkRun, sample, write_sample_set
 
 RECORDER = """

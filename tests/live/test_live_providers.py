@@ -12,8 +12,8 @@ import os
 
 import pytest
 
-from pytest_omk.execute.factory import make_executor
 from pytest_omk.models.run import ExecutionRequest
+from pytest_omk.run.executors import make_executor
 
 pytestmark = pytest.mark.live_api
 

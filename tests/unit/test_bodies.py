@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from pytest_omk.bodies import read_capped
+from pytest_omk._util.bodies import read_capped
 
 
 class TooLarge(Exception):

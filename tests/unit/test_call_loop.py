@@ -14,7 +14,7 @@ import sys
 
 import pytest
 
-from pytest_omk.call_loop import TRANSPORT_MODULES
+from pytest_omk.run.loop import TRANSPORT_MODULES
 
 # A fresh interpreter: this test process has imported httpx's transport long ago.
 SCRIPT = """
@@ -22,7 +22,7 @@ import asyncio, http.server, json, sys, threading
 
 from pytest_omk.execute.http_client import ApiEndpoint, JsonApiClient
 from pytest_omk.execute.tls import SharedTls
-from pytest_omk.call_loop import preload_transport
+from pytest_omk.run.loop import preload_transport
 
 
 class Answer(http.server.BaseHTTPRequestHandler):

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_omk.compare.render import baseline_lines, comparison_lines, coverage_lines, table, variant_lines
+from pytest_omk.report.comparisons import (
+    baseline_lines,
+    comparison_lines,
+    coverage_lines,
+    table,
+    variant_lines,
+)
 
 _MEANS = {"assertions": 4.0, "fact": 4.0, "behavior": None, "judge": None, "composite": 4.0}
 

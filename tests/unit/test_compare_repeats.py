@@ -6,7 +6,7 @@ import statistics
 
 import pytest
 
-from pytest_omk.compare.repeats import (
+from pytest_omk.grade.repeats import (
     CheckTally,
     check_verdict,
     layer_summary,
@@ -14,8 +14,8 @@ from pytest_omk.compare.repeats import (
     pass_rate_message,
     repeats_record,
 )
-from pytest_omk.compare.stats import mean2, percentile, sd3
-from pytest_omk.grade.scoring import round3
+from pytest_omk.grade.stats import mean2, percentile, sd3
+from pytest_omk.js.numbers import round3
 
 
 def test_round3_is_half_up_on_the_binary_value() -> None:

@@ -8,7 +8,7 @@ import sys
 
 from pydantic import BaseModel
 
-from pytest_omk.field_docs import attribute_docstrings, document_fields
+from pytest_omk.models.field_docs import attribute_docstrings, document_fields
 
 
 class Leaf(BaseModel):
@@ -61,7 +61,7 @@ def test_loading_the_plugin_reads_no_model_source() -> None:
     # interpreter shows no description was attached while the plugin loaded.
     code = (
         "import json, pytest_omk.plugin\n"
-        "from pytest_omk.field_docs import document_fields\n"
+        "from pytest_omk.models.field_docs import document_fields\n"
         "from pytest_omk.models import SampleSet\n"
         "loaded = SampleSet.model_fields['samples'].description\n"
         "document_fields(SampleSet)\n"

@@ -16,8 +16,8 @@ from pytest_omk.models import Sample
 from pytest_omk.models.report import SampleRecord
 from pytest_omk.models.results import ExecutionResult, Reading
 from pytest_omk.models.run import ExecutionRequest, JudgeOutcome, ResolvedText, SampleRun
+from pytest_omk.plugin.subtests import fill_record
 from pytest_omk.report.records import metadata_of, new_record
-from pytest_omk.report.subtests import fill_record
 from tests.unit._grading import ENGINE
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from pytest_omk.gc_policy import collections_deferred, collector_paused, young_collections_spaced
+from pytest_omk.plugin.gc_policy import collections_deferred, collector_paused, young_collections_spaced
 
 
 @pytest.fixture(autouse=True)

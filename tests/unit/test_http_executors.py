@@ -379,9 +379,8 @@ def test_warmed_executors_share_one_tls_context_and_reuse_their_client(
     """One CA bundle load for the whole run; the clients exist before the first call."""
     import ssl
 
-    from pytest_omk.call_loop import preload_transport
     from pytest_omk.execute.tls import SharedTls
-    from pytest_omk.runtime import share_tls, warm_clients
+    from pytest_omk.run.loop import preload_transport, share_tls, warm_clients
 
     built: list[ssl.SSLContext] = []
     original = ssl.create_default_context
@@ -415,9 +414,8 @@ def test_warmed_executors_share_one_tls_context_and_reuse_their_client(
 
 def test_a_client_built_before_the_warm_up_builds_the_shared_context_itself(fake_llm: FakeLLM) -> None:
     """Whichever comes first, the warm-up or a call, the context is built once and shared."""
-    from pytest_omk.call_loop import preload_transport
     from pytest_omk.execute.tls import SharedTls
-    from pytest_omk.runtime import share_tls
+    from pytest_omk.run.loop import preload_transport, share_tls
 
     executor = OpenAIExecutor(10, base_url=fake_llm.openai_base_url, api_key=KEY)
     tls = SharedTls()

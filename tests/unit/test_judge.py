@@ -11,18 +11,18 @@ from typing import Any, ClassVar
 import pytest
 
 from pytest_omk.errors import ExecutionError, JudgeError
-from pytest_omk.execute.base import TransientError
+from pytest_omk.execute.base import ExecutorDefaults, TransientError
+from pytest_omk.execute.calls import ModelCalls
 from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy
-from pytest_omk.grade.scoring import sample_sd
+from pytest_omk.js.numbers import sample_sd
 from pytest_omk.judge.judge import LLMJudge, LLMJudgeOutcome
 from pytest_omk.judge.select import describe_selection, same_model_warning, select_judge
 from pytest_omk.judge.templates import TEMPLATES
 from pytest_omk.models import Sample
 from pytest_omk.models.results import ExecutionResult, Reading, ToolCall
 from pytest_omk.models.run import ExecutionRequest, JudgeOutcome, ResolvedText, SamplePlan
-from pytest_omk.pipeline import Stages, run_sample
 from pytest_omk.recordings.store import RecordingStore
-from pytest_omk.runtime import ModelCalls
+from pytest_omk.run.pipeline import Stages, run_sample
 
 Script = str | Exception | Sequence[str | Exception]
 
@@ -32,7 +32,7 @@ def verdict(score: Any, reason: str = "because", *, reasoning: bool = True) -> s
     return json.dumps({**body, "score": score, "reason": reason})
 
 
-class ScriptedJudge:
+class ScriptedJudge(ExecutorDefaults):
     """An executor answering by the first script key found in the prompt.
 
     A list answers replicate ``request.repeat`` with its item (the last one repeats). Every request

@@ -16,11 +16,9 @@ from typing import Any
 import pytest
 
 from pytest_omk.errors import ConfigError, ResolveError
-from pytest_omk.mcp_servers import find_mcp_config as find_config
 from pytest_omk.models import Sample
 from pytest_omk.models.run import SamplePlan
 from pytest_omk.recordings.store import RecordingStore
-from pytest_omk.resolve import UrlResolver
 from pytest_omk.resolve.mcp_config import (
     FetchTool,
     McpError,
@@ -30,6 +28,8 @@ from pytest_omk.resolve.mcp_config import (
     select_server,
     tool_arguments,
 )
+from pytest_omk.resolve.mcp_servers import find_mcp_config as find_config
+from pytest_omk.resolve.resolver import UrlResolver
 from pytest_omk.resolve.urls import BEGIN_MARKER, END_MARKER
 from tests.fakes.doc_server import DocServer
 

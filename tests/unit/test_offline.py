@@ -6,11 +6,12 @@ import asyncio
 
 import pytest
 
-from pytest_omk.endpoints import endpoint_key, executor_endpoint
 from pytest_omk.errors import ReplayMissError
 from pytest_omk.execute.base import ExecutionRequest
+from pytest_omk.execute.calls import executor_endpoint
 from pytest_omk.execute.openai import OpenAIExecutor
-from pytest_omk.offline import ReplayOnly
+from pytest_omk.execute.replay_only import ReplayOnly
+from pytest_omk.recordings.endpoints import endpoint_key
 
 
 def test_the_stand_in_keys_like_the_executor_and_cannot_call() -> None:

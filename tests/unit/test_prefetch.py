@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pytest_omk.prefetch import WINDOW_MIN, PrefetchWindow, refill_mark, window_size
+from pytest_omk.run.prefetch import WINDOW_MIN, PrefetchWindow, refill_mark, window_size
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pytest_omk.progress import CallProgress, render
+from pytest_omk.execute.progress import CallProgress, render
 
 
 def test_counts_and_eta() -> None:

@@ -14,11 +14,11 @@ from pytest_omk.grade.verdict import verdict
 from pytest_omk.judge.parse import JudgeReply
 from pytest_omk.judge.readings import assertion_reading, dimension_reading
 from pytest_omk.models import Sample
+from pytest_omk.models.report_schema import build_report_schema
 from pytest_omk.models.results import ExecutionResult, Reading
 from pytest_omk.models.run import ExecutionRequest, JudgeOutcome, ResolvedText, SampleRun
 from pytest_omk.report.outputs import ReportTargets, write_reports
 from pytest_omk.report.records import assertion_records, rubric_records
-from pytest_omk.report.report_schema import build_report_schema
 from pytest_omk.report.terminal import summarize
 from tests.unit._grading import ENGINE, make_sample, read
 

@@ -11,8 +11,8 @@ import pydantic
 import pytest
 
 from pytest_omk.models.report_document import ReportConfig, ReportSummary
+from pytest_omk.models.report_schema import FRAME, build_report_schema
 from pytest_omk.report.json_report import build_document
-from pytest_omk.report.report_schema import FRAME, build_report_schema
 from pytest_omk.report.terminal import summarize
 
 SUMMARY: dict[str, Any] = {

@@ -14,15 +14,8 @@ import pytest
 import yaml
 
 from pytest_omk.grade.registry import grade_sample
-from pytest_omk.grade.scoring import (
-    Scores,
-    judge_layer,
-    mean_score,
-    ratio_to_score,
-    round2,
-    round3,
-    score_sample,
-)
+from pytest_omk.grade.scoring import Scores, judge_layer, mean_score, ratio_to_score, score_sample
+from pytest_omk.js.numbers import round2, round3
 from pytest_omk.models.results import Reading
 from tests.unit._grading import make_ctx, make_sample
 

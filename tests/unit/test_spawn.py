@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from pytest_omk._util.proctree import kill_group
 from pytest_omk.execute.spawn import start_session
-from pytest_omk.proctree import kill_group
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc (Linux)")
 

@@ -16,14 +16,14 @@ import sys
 
 import pytest
 
-from pytest_omk.execute import factory
 from pytest_omk.execute.names import BUILTIN_EXECUTORS
+from pytest_omk.run import executors as factory
 from tests.integration.conftest import sample, write_sample_set
 
 LATE = ("pytest_omk.report.html", "pytest_omk.report.markdown")
 HEAVY = (
     "pydantic", "yaml", "asyncio", "httpx", "py_mini_racer",
-    "pytest_omk.models.sample", "pytest_omk.runtime", "pytest_omk.call_loop",
+    "pytest_omk.models.sample", "pytest_omk.execute.calls", "pytest_omk.run.loop",
 )
 """Imported only once a sample file is collected (the models, the call path, the loop thread)."""
 
@@ -74,7 +74,7 @@ def test_a_run_with_a_sample_file_starts_the_call_path_while_it_collects(pyteste
     pytester.makeconftest(CONFTEST)
     write_sample_set(pytester, sample("s1", "hi", assertions=[{"type": "contains", "value": "hi"}]))
     loaded = _run_loaded(pytester, "--omk-executor", "echo", "--omk-judge", "none", "--omk-record-mode=off")
-    assert loaded >= {"pydantic", "pytest_omk.models.sample", "pytest_omk.runtime", "pytest_omk.call_loop"}
+    assert loaded >= {"pydantic", "pytest_omk.models.sample", "pytest_omk.execute.calls", "pytest_omk.run.loop"}
 
 
 def test_the_builtin_names_are_the_factorys() -> None:

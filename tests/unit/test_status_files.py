@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_omk.progress import CallProgress
-from pytest_omk.status_files import CombinedProgress, StatusWriter, read_statuses
+from pytest_omk.execute.progress import CallProgress
+from pytest_omk.plugin.xdist.status_files import CombinedProgress, StatusWriter, read_statuses
 
 
 def busy(progress: CallProgress, samples: int, cost: float) -> None:

@@ -19,7 +19,7 @@ from pytest_omk.errors import ResolveError
 from pytest_omk.models import Sample
 from pytest_omk.models.run import ResolvedText, SamplePlan
 from pytest_omk.recordings.store import RecordingStore
-from pytest_omk.resolve import UrlResolver
+from pytest_omk.resolve.resolver import UrlResolver
 from pytest_omk.resolve.urls import BEGIN_MARKER, END_MARKER
 from tests.fakes.doc_server import DocServer, Page
 

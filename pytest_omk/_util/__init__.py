@@ -1,0 +1,1 @@
+"""Leaf helpers that know no sample: process trees, capped HTTP bodies."""

@@ -1,0 +1,60 @@
+"""The resolved options of one run: a plain, frozen value (no pytest).
+
+The pytest layer builds it from the command line and the ini file (:mod:`pytest_omk.plugin.options`);
+every other part of the plugin receives this value, never the pytest config.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from pytest_omk.compare.variants import Variant
+from pytest_omk.config.shard import Shard
+from pytest_omk.recordings.modes import RecordMode
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The resolved options of one pytest run."""
+
+    rootdir: Path
+    samples: tuple[str, ...] = ()
+    executor: str | None = None
+    model: str | None = None
+    system: str | None = None
+    judge: str | None = None
+    judge_model: str | None = None
+    judge_repeat: int = 1
+    judge_failure: str = "error"
+    max_checks: int = 200
+    rubric_threshold: float = 3.0
+    min_composite: float | None = None
+    strict: bool = False
+    lint: bool = False
+    report: str | None = None
+    html: str | None = None
+    markdown: str | None = None
+    record_mode: RecordMode = "new_episodes"
+    recordings: str | None = None
+    concurrency: int = 8
+    retries: int = 3
+    timeout: float = 120.0
+    mcp_config: str | None = None
+    agent_api: str = "openai"
+    agent_max_turns: int = 20
+    agent_tool_timeout: float = 60.0
+    variants: tuple[Variant, ...] = ()
+    """Named system prompts; every sample runs once per variant (the first is the reference)."""
+    repeat: int = 1
+    min_pass_rate: float = 1.0
+    baseline: str | None = None
+    fail_on_regression: float | None = None
+    url_allow_hosts: tuple[str, ...] = ()
+    executor_capabilities: tuple[str, ...] = ()
+    shard: Shard | None = None
+    """``--omk-shard K/N``: this run's block of the collected items."""
+    status_interval: float = 5.0
+    """Seconds between status lines without a terminal (``omk_status_interval``; 0 turns it off)."""
+    junit_properties: str = "testcase"
+    """``testcase``: per-sample JUnit properties on each testcase; ``suite``: on the testsuite."""

@@ -1,0 +1,106 @@
+"""The run's model-call path (recordings → concurrency limit → retries → executor) that every
+model call goes through.
+
+pytest runs items one after another in the main thread. Model calls are I/O-bound, so they run
+as coroutines on one private event loop (:mod:`pytest_omk.run.loop`, which also warms it up); the main thread submits
+work and blocks only on the result it needs next. That is what lets all selected samples be
+called concurrently while pytest still reports them in its own order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from pytest_omk.execute.base import Executor, TransientError
+from pytest_omk.execute.progress import CallProgress
+from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy, call_with_retries
+from pytest_omk.models.results import ExecutionResult
+from pytest_omk.models.run import ExecutionRequest
+from pytest_omk.recordings.endpoints import endpoint_key
+from pytest_omk.recordings.store import RecordingStore
+
+
+def executor_endpoint(executor: Executor) -> str | None:
+    """The endpoint key of an HTTP executor, else ``None``."""
+    api = executor.api_endpoint
+    return endpoint_key(api.url) if api is not None and api.url else None
+
+
+@dataclass
+class ModelCalls:
+    """The single path of every model call: recordings, then limit + retries around the executor."""
+
+    store: RecordingStore
+    limiter: AdaptiveLimiter
+    policy: RetryPolicy
+    timeout: float
+    progress: CallProgress | None = None
+    """Counters for the status line (calls in flight, retrying, cost)."""
+
+    def recorded(self, executor: Executor, request: ExecutionRequest) -> ExecutionResult | None:
+        """The recording :meth:`call` would replay for ``request``, without waiting; ``None`` otherwise."""
+        return self.store.recorded(executor.id, request, endpoint=executor_endpoint(executor))
+
+    async def call(self, executor: Executor, request: ExecutionRequest, *, looked_up: bool = False) -> ExecutionResult:
+        """Answer ``request`` with ``executor``, replaying a recording when the mode allows.
+
+        ``looked_up``: :meth:`recorded` has just found no recording for it (not looked up again).
+        """
+
+        async def attempt() -> ExecutionResult:
+            start = time.perf_counter()
+            # The executor enforces its own timeout; this outer bound only guards against an
+            # executor that ignores it, so a call can never hang the run.
+            try:
+                budget = executor.time_budget or self.timeout
+                result = await asyncio.wait_for(executor.execute(request), budget + 5)
+            except TimeoutError:
+                raise TransientError(f"the call did not finish within {budget:g}s") from None
+            if result.latencyMs is None:
+                elapsed = round((time.perf_counter() - start) * 1000, 3)
+                result = result.model_copy(update={"latencyMs": elapsed})
+            return result
+
+        async def live() -> ExecutionResult:
+            if self.progress is None:
+                result, retries = await call_with_retries(attempt, policy=self.policy, limiter=self.limiter)
+            else:
+                result, retries = await tracked(self.progress, attempt, self.policy, self.limiter)
+            return result.model_copy(update={"retries": retries, "replayed": False})
+
+        return await self.store.call(executor.id, request, live, endpoint=executor_endpoint(executor), looked_up=looked_up)
+
+
+async def tracked(
+    progress: CallProgress,
+    attempt: Callable[[], Awaitable[ExecutionResult]],
+    policy: RetryPolicy,
+    limiter: AdaptiveLimiter,
+) -> tuple[ExecutionResult, int]:
+    """``call_with_retries`` with the call counted in flight per attempt, and as retrying from its
+    first transient failure until it ends."""
+    retried = False
+
+    async def counted() -> ExecutionResult:
+        nonlocal retried
+        progress.attempt_started()
+        try:
+            return await attempt()
+        except TransientError:
+            if not retried:
+                retried = True
+                progress.retrying(1)
+            raise
+        finally:
+            progress.attempt_finished()
+
+    try:
+        result, retries = await call_with_retries(counted, policy=policy, limiter=limiter)
+    finally:
+        if retried:
+            progress.retrying(-1)
+    progress.add_cost(result.costUSD)
+    return result, retries

@@ -1,0 +1,173 @@
+"""The pytest entry point (``-p omk``): options, hooks and collection of eval-samples files."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_omk.plugin import hookspecs
+from pytest_omk.plugin.collector import RecordCollector, record_collector_key
+from pytest_omk.plugin.nodes import (
+    CANONICAL_NAMES,
+    AmbiguousSamples,
+    SampleFile,
+    SampleItem,
+    SplitDirectory,
+    canonical_in,
+    misnamed_sample_file,
+    release_collected,
+    sample_host_key,
+    skill_samples,
+)
+from pytest_omk.plugin.options import add_options, settings_from_config
+from pytest_omk.plugin.session import NO_EXECUTOR, OmkSession
+
+explicit_files_key = pytest.StashKey[set[Path]]()
+explicit_dirs_key = pytest.StashKey[set[Path]]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    add_options(parser)
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "omk: an item generated from an omk eval sample")
+    config.addinivalue_line("markers", "omk_difficulty(level): the sample's difficulty (easy, medium, hard)")
+    config.addinivalue_line("markers", "omk_capability(name): a capability the sample covers")
+    from pytest_omk.plugin.recordings import RecordingsPlugin
+
+    config.pluginmanager.register(RecordingsPlugin(config), "omk-recordings")
+    if not hasattr(config, "workerinput"):
+        from pytest_omk.plugin.run_info import RunInfo
+
+        config.pluginmanager.register(RunInfo(), "omk-run-info")
+    settings = settings_from_config(config)
+    session = OmkSession(config, settings)
+    config.stash[sample_host_key] = session
+    config.pluginmanager.register(session, "omk-session")
+    config.pluginmanager.register(session.collection, "omk-collection")
+    from pytest_omk.plugin.xdist.status import register as register_xdist_status
+
+    register_xdist_status(config, session.calls.progress, settings.status_interval)
+    if not hasattr(config, "workerinput"):
+        # One feature, one plugin object: the records are gathered and published by the controller.
+        collector = RecordCollector(config, settings)
+        config.stash[record_collector_key] = collector
+        config.pluginmanager.register(collector, "omk-records")
+    # pytest-html is loaded whenever it is installed; only a run writing its page (``--html``)
+    # needs the columns and extras, which otherwise cost an HTML rendering per sample.
+    if config.pluginmanager.hasplugin("html") and config.getoption("htmlpath", None) and not hasattr(config, "workerinput"):
+        from pytest_omk.plugin.pytest_html import PytestHtmlColumns
+
+        config.pluginmanager.register(PytestHtmlColumns(), "omk-pytest-html")
+    if session.settings.junit_properties == "suite" and not hasattr(config, "workerinput"):
+        from pytest_omk.plugin.junit import SuiteLevelProperties
+
+        config.pluginmanager.register(SuiteLevelProperties(config), "omk-junit-suite-properties")
+    _register_explicit_samples(config, session)
+
+
+def _register_explicit_samples(config: pytest.Config, session: OmkSession) -> None:
+    """``--omk-samples`` paths join the run; with no positional args they are the whole run.
+
+    The ini key ``omk_samples`` composes like ``testpaths`` instead: its paths join what pytest
+    collects by default, and positional arguments narrow the run as they do for any test file
+    (a listed file named on the command line is still collected as a sample file).
+    """
+    files: set[Path] = set()
+    dirs: set[Path] = set()
+    cli = config.getoption("omk_samples") or []
+    base_cli = Path(config.invocation_params.dir)
+    paths = [base_cli / p for p in cli] if cli else [Path(config.rootpath) / p for p in session.settings.samples]
+    explicit_args = config.args_source == pytest.Config.ArgsSource.ARGS
+    for path in paths:
+        path = path.resolve()
+        if path.is_dir():
+            dirs.add(path)
+        elif path.is_file():
+            files.add(path)
+        else:
+            raise pytest.UsageError(f"--omk-samples: {path} does not exist")
+    config.stash[explicit_files_key] = files
+    config.stash[explicit_dirs_key] = dirs
+    if not paths or (not cli and explicit_args):
+        return
+    if session.executor is None:
+        option = "--omk-samples" if cli else "omk_samples"
+        raise pytest.UsageError(f"omk: {option} given but {NO_EXECUTOR}")
+    extra = [str(p) for p in sorted(files | dirs)]
+    if cli:
+        config.args = [*config.args, *extra] if explicit_args else extra
+    else:
+        config.args = [*config.args, *extra]  # beside testpaths (or the current directory)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # Last, after the session's own checks of the collected files.
+    release_collected(session.items)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_keyboard_interrupt(excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+    # Before the terminal reporter renders the interruption (see pytest_omk.plugin.tracebacks).
+    from pytest_omk.plugin.compat import drop_lineless_entries
+
+    drop_lineless_entries(excinfo.value)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, object, object]:
+    # Around every implementation, so that a rerun plugin's further attempts are over too.
+    try:
+        return (yield)
+    finally:
+        if isinstance(item, SampleItem):
+            item.release()
+
+
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> Any:
+    if path.resolve() in parent.config.stash.get(explicit_dirs_key, set()):
+        return SplitDirectory.from_parent(parent, path=path)
+    return None
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Any:
+    config = parent.config
+    files, dirs = config.stash.get(explicit_files_key, set()), config.stash.get(explicit_dirs_key, set())
+    # This hook sees every file pytest walks: resolve paths only when --omk-samples asks for it.
+    if files or dirs:
+        resolved = file_path.resolve()
+        if resolved in files:
+            return SampleFile.from_parent(parent, path=file_path)
+        if resolved.parent in dirs:
+            return None  # collected by its SplitDirectory
+    name = file_path.name
+    if name == "SKILL.md":
+        found = skill_samples(file_path)
+        if found is None:
+            return None
+        if not isinstance(found, Path):
+            return AmbiguousSamples.from_parent(parent, path=file_path.parent / ".omk" / CANONICAL_NAMES[0], error=found)
+        return SampleFile.from_parent(parent, path=found, system_file=file_path)
+    if name not in CANONICAL_NAMES:
+        return misnamed_sample_file(file_path, parent)
+    if file_path.parent.name == ".omk":
+        skill_md = file_path.parent.parent / "SKILL.md"
+        # Reached directly (e.g. named on the command line): only a real skill's folder counts.
+        if not skill_md.is_file():
+            return None
+        return SampleFile.from_parent(parent, path=file_path, system_file=skill_md)
+    found = canonical_in(file_path.parent)
+    if found is not None and not isinstance(found, Path):
+        if name != CANONICAL_NAMES[0]:
+            return None  # report the ambiguity once, from the JSON file
+        return AmbiguousSamples.from_parent(parent, path=file_path, error=found)
+    return SampleFile.from_parent(parent, path=file_path)

@@ -1,0 +1,102 @@
+"""The plugin's collection phase: its hooks, and the checks of each sample file as it is collected.
+
+The hooks: the collector paused, recordings not walked, shards cut, and, at the end of a large run
+of samples, its survivors frozen (see :mod:`pytest_omk.plugin.gc_policy`). One plugin object per
+run (``omk-collection``), made by ``OmkSession``, which reads the collection order it keeps for the
+records.
+
+The checks (:func:`check_sample_file`): the loader validates a file on its own; what depends on the
+options is checked here, once per file as it is collected: the check caps (``--omk-max-checks``),
+the portability lint (``--omk-lint``), and whether the executor can intercept the tool calls that
+the samples' mocks declare.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from pytest_omk.config.settings import Settings
+from pytest_omk.errors import ConfigError
+from pytest_omk.plugin.gc_policy import collector_paused, freeze_survivors
+from pytest_omk.plugin.safety import check_caps, sandbox_notice
+
+if TYPE_CHECKING:
+    from pytest_omk.execute.base import Executor
+    from pytest_omk.loading import SampleBundle
+
+
+class CollectionHooks:
+    """What collection does for the plugin; ``order`` is each collected item's index by node id.
+
+    ``is_sample`` tells a sample item from another test (the session knows the items it adopted).
+    """
+
+    def __init__(self, config: pytest.Config, settings: Settings, is_sample: Callable[[pytest.Item], bool]) -> None:
+        self.config = config
+        self.settings = settings
+        self._is_sample = is_sample
+        self.order: dict[str, int] = {}
+        self.samples = 0
+        """How many sample items were collected (a large run freezes what it keeps at its end)."""
+        self._recordings_root = (settings.rootdir / settings.recordings).resolve() if settings.recordings else None
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_collection(self, session: pytest.Session) -> Generator[None, object, object]:
+        with collector_paused():  # see pytest_omk.plugin.gc_policy
+            return (yield)
+
+    def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:
+        # A recordings directory inside the project holds one file per call (tens of thousands
+        # in a large suite): walking it would slow collection for nothing, and a recorded
+        # fixture named like a sample file must not become a test.
+        if self._recordings_root is not None and collection_path == self._recordings_root:
+            return True
+        return None
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        # Last, so that the shard is cut from what -k, -m and --lf left: blocks stay even.
+        if self.settings.shard is not None:
+            selected, deselected = self.settings.shard.split(items)
+            if deselected:
+                config.hook.pytest_deselected(items=deselected)
+                items[:] = selected
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        # Records are ordered by collection order, which every xdist worker shares, so reports
+        # come out in the same order with and without -n.
+        self.order = {item.nodeid: index for index, item in enumerate(session.items)}
+        # Not by the "omk" keyword: every node's name is a keyword too (a directory named omk).
+        self.samples = sum(1 for item in session.items if self._is_sample(item))
+        sandbox_notice(self.config, session, self.settings.executor)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        # After pytest's own collection at unconfigure, which has run the finalizers of the run's
+        # garbage with its unraisable-exception hook in place.
+        freeze_survivors(self.samples)
+
+
+def check_sample_file(node: pytest.File, bundle: SampleBundle, settings: Settings, executor: Executor | None) -> None:
+    """Raise :class:`ConfigError` for what the run cannot do with this file; warn for lint findings."""
+    check_caps(node.path.name, bundle, settings.max_checks)
+    if settings.lint:
+        from pytest_omk.loading.lint import portability_warnings
+
+        for loaded in bundle.samples:
+            if loaded.source == node.path:
+                for message in portability_warnings(loaded.sample.sample_id, loaded.sample.assertions or []):
+                    node.warn(pytest.PytestWarning(f"omk-lint: {message}"))
+    if executor is None or executor.supports_mocks:
+        return
+    with_mocks = [s.sample.sample_id for s in bundle.samples if s.sample.mocks]
+    if with_mocks:
+        raise ConfigError(
+            f"{node.path.name}: samples {', '.join(with_mocks)} declare mocks, but executor "
+            f"{executor.id!r} cannot intercept tool calls (a command executor declares it with "
+            "the ini option omk_executor_capabilities = mocks)"
+        )

@@ -1,0 +1,235 @@
+"""Every use of pytest's private API, and every workaround of a pytest bug, in one place, each with
+why it is needed.
+
+Checked against pytest 9.0.3 (the version the suite runs on; the declared lower bound is 9.0).
+When pytest changes one of these, this module is the only one to adapt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, cast
+
+import pytest
+
+CHECKED_PYTEST = "9.0.3"
+
+
+def suspend_xfail_mark(item: pytest.Item) -> None:
+    """Keep a tripwire item's ``xfail`` mark off its subtests.
+
+    Otherwise every *passing* check of a tripwire sample would be reported as an unexpected pass.
+    pytest re-evaluates the mark when the call phase ends, so the item itself is still judged as
+    ``xfail`` (failed checks: xfailed; none failed: xpassed). Private: ``_pytest.skipping.xfailed_key``
+    is the stash entry holding the evaluated mark; there is no public way to reset it.
+    """
+    from _pytest.skipping import xfailed_key
+
+    item.stash[xfailed_key] = None
+
+
+def junit_xml(config: pytest.Config) -> Any | None:
+    """The ``--junitxml`` writer (``LogXML``), or ``None``: for suite-level ``<property>`` entries.
+
+    Private: ``_pytest.junitxml.xml_key``; the public route (``record_testsuite_property``) is a
+    fixture, so it needs a test function, and the suite properties are known only at the end.
+    """
+    from _pytest.junitxml import xml_key
+
+    return config.stash.get(xml_key, None)
+
+
+def terminal_writer(reporter: Any) -> Any:
+    """The terminal reporter's ``TerminalWriter``, to redraw the status line in place and to know
+    the terminal's width. Private: ``TerminalReporter._tw``; the public ``write``/``write_line``
+    cannot erase what they wrote, nor say how wide the screen is."""
+    return reporter._tw
+
+
+def terminal_width(reporter: Any) -> int:
+    """The terminal's width in columns (80 where the reporter has no writer)."""
+    writer = getattr(reporter, "_tw", None)
+    return int(getattr(writer, "fullwidth", 80))
+
+
+def current_line(writer: Any) -> str:
+    """What the writer has written on the current line so far. Private:
+    ``TerminalWriter._current_line``, which pytest pads its progress (``[ 50%]``) by."""
+    return str(writer._current_line)
+
+
+def restore_current_line(writer: Any, line: str) -> None:
+    """Give the writer back the line as it was before the status line's backspaces, so that pytest
+    pads its progress by the width it wrote (private ``TerminalWriter._current_line``)."""
+    writer._current_line = line
+
+
+def fixture_info(item: pytest.Function) -> Any:
+    """An item's computed fixture closure, to hand to its siblings (``Function(fixtureinfo=...)``).
+
+    Private attribute ``_fixtureinfo``: every sample item of a file runs the same function, and
+    computing its closure once per file instead of once per item matters for large files.
+    """
+    return item._fixtureinfo
+
+
+class FullTraceback:
+    """Mixin for items: show an unexpected error's whole traceback, not pytest's filtered one.
+
+    Private hook ``Node._traceback_filter``: pytest cuts frames of the plugin's own code, which are
+    exactly the frames a bug report about a sample item needs.
+    """
+
+    def _traceback_filter(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:
+        return excinfo.traceback
+
+
+def line_repr(path: Path, line: int | None, message: str) -> Any:
+    """A failure representation printed as one ``path:line: message`` line under ``--tb=line``.
+
+    Private: ``_pytest._code.code.ReprExceptionInfo`` and its parts; ``repr_failure`` may return any
+    ``TerminalRepr``, but pytest offers no public constructor for one with a crash location, which
+    ``--tb=line`` prints (a plain string would print the item's location instead of the sample's).
+    """
+    from _pytest._code.code import ReprExceptionInfo, ReprFileLocation, ReprTraceback
+
+    crash = ReprFileLocation(str(path), (line or 0) + 1, message)
+    return ReprExceptionInfo(reprtraceback=ReprTraceback([], None, "line"), reprcrash=crash)
+
+
+class _NoSubtestCapture:
+    """Stands in for a capture fixture, so that pytest's subtests do not capture on their own.
+
+    pytest's ``subtests.test`` opens a new capture for every subtest unless ``capsys``/``capfd``
+    is active (``CaptureManager._capture_fixture`` set; checked on pytest 9.2). Under the default
+    ``--capture=fd`` that is two temporary files and several ``dup2`` calls per check: 15-55 % of
+    the CPU of a large replay, for checks that print nothing. Output printed meanwhile still lands
+    in the item's own capture and is shown with its failure. Every method the capture manager
+    calls on a fixture is a no-op here.
+    """
+
+    def __bool__(self) -> bool:
+        return True
+
+    def _is_started(self) -> bool:
+        return False
+
+    def _start(self) -> None: ...
+
+    def _suspend(self) -> None: ...
+
+    def _resume(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@contextlib.contextmanager
+def item_level_capture(config: pytest.Config) -> Iterator[None]:
+    """While grading one item: its subtests share the item's capture instead of each opening one."""
+    capman = config.pluginmanager.getplugin("capturemanager")
+    if capman is None or getattr(capman, "_capture_fixture", object()) is not None:
+        yield  # no capture manager, a changed one, or the test uses capsys/capfd: leave it be
+        return
+    capman._capture_fixture = _NoSubtestCapture()
+    try:
+        yield
+    finally:
+        capman._capture_fixture = None
+
+
+def subtests_of(item: pytest.Function) -> pytest.Subtests:
+    """The item's ``subtests`` fixture, requested only when a check did not pass.
+
+    Private: ``Function._request``, the item's own fixture request. Sample items do not name the
+    fixture as an argument: setting it up (and the ``request`` fixture) for every item was a
+    twentieth of a large replay, and only failed or skipped checks use it.
+    """
+    subtests: pytest.Subtests = item._request.getfixturevalue("subtests")
+    return subtests
+
+
+def report_passed_subtests(item: pytest.Item, messages: Sequence[str]) -> None:
+    """Report checks that passed, in order, as ``subtests.test(msg=...)`` would report them.
+
+    A sample's checks are graded before any is reported, so a passing check's subtest body does
+    nothing: what pytest's context manager adds per check (an exit stack, a log handler, a report
+    built from the item, its JSON round trip, a capture suspension) changes nothing but time, and
+    was most of the plugin's cost per check in a large replay. Here one report is built through
+    ``pytest_runtest_makereport`` (so every plugin's hook still sees a passed call) and copied for
+    each check, and the capture is suspended once for the batch. Failed and skipped checks still go
+    through ``subtests.test``, which owns failure counting, ``--pdb`` and ``-x``.
+
+    Private: ``_pytest.subtests.SubtestContext`` (the report's ``context``; its constructor is
+    what ``subtests.test`` calls) and ``CaptureManager.global_and_fixture_disabled`` (what
+    ``subtests.test`` suspends capture with around its report). Checked on pytest 9.2.
+    """
+    if not messages:
+        return
+    ihook = item.ihook
+    call = pytest.CallInfo.from_call(lambda: None, when="call")
+    base = ihook.pytest_runtest_makereport(item=item, call=call)
+    capman = item.config.pluginmanager.getplugin("capturemanager")
+    suspended = capman.global_and_fixture_disabled() if capman is not None else contextlib.nullcontext()
+    with suspended:
+        for message in messages:
+            report = pytest.SubtestReport.__new__(pytest.SubtestReport)
+            report.__dict__.update(base.__dict__)
+            # Lists other plugins may append to are each report's own, as after pytest's copy.
+            report.sections = list(base.sections)
+            report.user_properties = list(base.user_properties)
+            report.context = _passed_context(message)
+            ihook.pytest_runtest_logreport(report=report)
+
+
+@functools.lru_cache(maxsize=1024)
+def _passed_context(message: str) -> Any:
+    """The ``context`` of a passing check's report, one per message: the check messages of a run
+    repeat from sample to sample (``assertion 0: contains``), and the context is a frozen value
+    (pytest's ``SubtestContext``, ``frozen=True, slots=True``), so the reports share it; a large
+    replay kept one per check, a fifth of the objects the garbage collector traverses at exit."""
+    from _pytest.subtests import SubtestContext
+
+    return SubtestContext(msg=message, kwargs={})
+
+
+# Tracebacks pytest can render: entries without a line number are dropped from an interruption.
+#
+# Since Python 3.11 a traceback entry's ``tb_lineno`` is ``None`` when its frame was stopped at an
+# instruction that belongs to no source line (the compiler's cleanup code of ``with`` and ``except``
+# blocks, among others). pytest (9.0 to 9.2 at least) subtracts one from it while rendering the
+# traceback of a Ctrl-C and dies with a ``TypeError``: the run then ends with an internal error and
+# exit status 1 instead of the interruption's 2. A Ctrl-C lands wherever the main thread is, and
+# while it waits for model calls it runs the status line's loop of ``with`` blocks, so about one
+# interrupted run in a hundred hit it. Such an entry has no line to show anyway.
+
+
+def _chained(exc: BaseException) -> Iterator[BaseException]:
+    """``exc`` and every exception it chains (``__cause__``, ``__context__``), each once."""
+    seen: set[int] = set()
+    pending = [exc]
+    while pending:
+        current = pending.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        yield current
+        pending.extend(e for e in (current.__cause__, current.__context__) if e is not None)
+
+
+def drop_lineless_entries(exc: BaseException) -> int:
+    """Unlink the traceback entries without a line number below the first one, in ``exc`` and its
+    chain (tracebacks are linked lists whose ``tb_next`` may be reassigned); returns how many."""
+    dropped = 0
+    for current in _chained(exc):
+        entry = current.__traceback__
+        while entry is not None and entry.tb_next is not None:
+            # typeshed says int; the interpreter gives None for such an entry.
+            if cast("int | None", entry.tb_next.tb_lineno) is None:
+                entry.tb_next = entry.tb_next.tb_next
+                dropped += 1
+            else:
+                entry = entry.tb_next
+    return dropped

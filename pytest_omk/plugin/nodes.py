@@ -1,0 +1,283 @@
+"""pytest nodes: a sample file (or split directory) collects one item per sample.
+
+Collection only reads and validates files; model calls, URL fetches and preflight commands run
+later (setup), so ``--collect-only`` stays fast and infrastructure problems never look like
+invalid files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+import pytest
+
+from pytest_omk.errors import OmkError, SampleFailed, SampleFileError
+from pytest_omk.loading.display import display_path
+from pytest_omk.plugin.compat import FullTraceback, fixture_info
+from pytest_omk.recordings.scrub import sanitize_control
+
+if TYPE_CHECKING:
+    from pytest_omk.config.settings import Settings
+    from pytest_omk.js.v8 import JsEngine
+    from pytest_omk.loading import LoadedSample, SampleBundle
+    from pytest_omk.models.run import SamplePlan, SampleRun
+    from pytest_omk.plugin.planning import Planner
+
+CANONICAL_NAMES = ("eval-samples.json", "eval-samples.yaml")
+
+
+class SampleHost(Protocol):
+    """What collected files and items need from the run (the session implements it).
+
+    Collection talks to the run only through this, so the session may import collection and
+    never the other way round.
+    """
+
+    settings: Settings
+    planner: Planner
+
+    @property
+    def js(self) -> JsEngine:
+        """The process's V8 engine (regexes are compiled with it at load time)."""
+
+    def file_found(self) -> None: ...
+    def check_file(self, node: SampleFile, bundle: SampleBundle) -> None: ...
+    def adopt(self, item: SampleItem) -> None: ...
+    def setup_item(self, item: SampleItem) -> None: ...
+    def grade_item(self, item: SampleItem) -> None: ...
+
+
+sample_host_key = pytest.StashKey[SampleHost]()
+
+
+def _run_sample() -> None:
+    """The function every sample item stands for; :meth:`SampleItem.runtest` runs the item instead.
+
+    It takes no fixtures: the item reaches its run through itself, and asks for ``subtests`` only
+    when a check did not pass (setting up ``request`` and ``subtests`` for every item was a
+    twentieth of a large replay's main thread).
+    """
+    raise RuntimeError("a pytest-omk sample item is run by SampleItem.runtest, not by calling its function")
+
+
+class SampleItem(FullTraceback, pytest.Function):
+    """One sample: the model call happens in setup, grading and subtests in the call phase."""
+
+    loaded: LoadedSample
+    bundle: SampleBundle
+    omk_run: SampleRun
+    """The model-facing result, set in setup (the first run when ``--omk-repeat`` > 1)."""
+    omk_runs: list[SampleRun]
+    """Every run of the sample (``--omk-repeat``), in repeat-index order."""
+    omk_record: dict[str, Any]
+    """The sample's JSON-safe record, created in setup and completed by grading."""
+
+    def __init__(self, *, loaded: LoadedSample, bundle: SampleBundle, plan: SamplePlan, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.loaded = loaded
+        self.bundle = bundle
+        self.plan = plan
+        self._sample_id = loaded.sample.sample_id
+
+    def release(self) -> None:
+        """Drop the validated sample and its plan once the item has run (its reruns included).
+
+        What the reports and the summary need is in the record by then; the sample's model and
+        its strings were, with the reports, most of what a long run kept per sample. The item
+        still reports its id and line.
+        """
+        for name in ("loaded", "plan", "omk_record"):
+            self.__dict__.pop(name, None)
+
+    @property
+    def omk(self) -> SampleHost:
+        return self.config.stash[sample_host_key]
+
+    @property
+    def sample_id(self) -> str:
+        return self._sample_id
+
+    def setup(self) -> None:
+        super().setup()
+        self.omk.setup_item(self)
+
+    def runtest(self) -> None:
+        """Call phase: grade the prefetched run and report one subtest per check."""
+        self.omk.grade_item(self)
+
+    @property
+    def shown_path(self) -> str:
+        """The sample file's path as users see it."""
+        parent = self.parent
+        return parent.shown_path if isinstance(parent, SampleFile) else display_path(self.path, self.config.rootpath)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        parent = self.parent
+        line = parent.sample_line(self.sample_id) if isinstance(parent, SampleFile) else None
+        return self.path, line, f"sample: {sanitize_control(self.sample_id)}"
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+        if isinstance(excinfo.value, SampleFailed | OmkError):
+            if self.config.option.tbstyle == "line":
+                from pytest_omk.plugin.compat import line_repr
+
+                return line_repr(self.path, self.reportinfo()[1], str(excinfo.value))
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+
+def release_collected(items: Iterable[pytest.Item]) -> None:
+    """After collection, files forget their samples: each item holds its own until it has run."""
+    for item in items:
+        if isinstance(item, SampleItem):
+            item.bundle.samples.clear()
+
+
+class SampleFile(pytest.File):
+    """An eval-samples file; a split directory is represented by its files sharing one bundle."""
+
+    def __init__(self, *, bundle: SampleBundle | None = None, system_file: Path | None = None, **kwargs: Any):
+        super().__init__(**kwargs)
+        self._bundle = bundle
+        self.system_file = system_file
+
+    @cached_property
+    def shown_path(self) -> str:
+        """The file's path as users see it (records, messages): computed once, not per sample."""
+        return display_path(self.path, self.config.rootpath)
+
+    def sample_line(self, sample_id: str) -> int | None:
+        """The 0-based line where ``sample_id`` is defined in this file (read once per file)."""
+        lines = self.__dict__.get("_sample_lines")
+        if lines is None:
+            from pytest_omk.loading.lines import sample_lines
+
+            try:
+                lines = sample_lines(self.path.read_text(encoding="utf-8"))
+            except (OSError, UnicodeDecodeError):
+                lines = {}
+            self.__dict__["_sample_lines"] = lines
+        return lines.get(sample_id)
+
+    def load(self) -> SampleBundle:
+        if self._bundle is None:
+            host = self.config.stash[sample_host_key]
+            host.file_found()  # before the loader's imports, which the call loop's warm-up overlaps
+            from pytest_omk.loading import load_file
+
+            js = host.js
+            self._bundle = load_file(self.path, display=self.shown_path, js=js)
+        return self._bundle
+
+    def collect(self) -> Iterable[pytest.Item]:
+        try:
+            bundle = self.load()
+        except SampleFileError as exc:
+            raise self.CollectError(exc.message) from None
+        omk = self.config.stash[sample_host_key]
+        try:
+            omk.check_file(self, bundle)
+        except OmkError as exc:
+            raise self.CollectError(str(exc)) from None
+        fixtureinfo = None
+        # With variants each sample is parametrized by them, ``<sample_id>[<NAME>]``, in the order given.
+        variants = omk.settings.variants or (None,)
+        for loaded in bundle.samples:
+            if loaded.source != self.path:
+                continue
+            # An id is printed as the test's name: escape codes in it could forge terminal lines.
+            sample_id = sanitize_control(loaded.sample.sample_id)
+            for variant in variants:
+                plan = omk.planner.plan_for(loaded, bundle, self.system_file, variant)
+                item = SampleItem.from_parent(
+                    self,
+                    name=f"{sample_id}[{variant.name}]" if variant else sample_id,
+                    callobj=_run_sample,
+                    fixtureinfo=fixtureinfo,
+                    loaded=loaded,
+                    bundle=bundle,
+                    plan=plan,
+                )
+                # Every item runs the same function, so its fixture closure is computed once per file.
+                fixtureinfo = fixture_info(item)
+                for marker in omk.planner.markers_for(loaded.sample):
+                    item.add_marker(marker)
+                omk.adopt(item)
+                yield item
+
+
+class SplitDirectory(pytest.Directory):
+    """A split directory given with ``--omk-samples``: validated as one set, one child per file."""
+
+    def collect(self) -> Iterator[SampleFile]:
+        display = display_path(self.path, self.config.rootpath)
+        try:
+            host = self.config.stash[sample_host_key]
+            host.file_found()
+            from pytest_omk.loading import load_directory
+
+            bundle = load_directory(self.path, display=display, js=host.js)
+        except SampleFileError as exc:
+            raise self.CollectError(exc.message) from None
+        for file in bundle.files:
+            yield SampleFile.from_parent(self, path=file, bundle=bundle)
+
+
+def skill_samples(skill_md: Path) -> Path | SampleFileError | None:
+    """The skill-local sample file next to ``<skill>/SKILL.md``, if any (or an ambiguity error)."""
+    omk_dir = skill_md.parent / ".omk"
+    return canonical_in(omk_dir)
+
+
+def canonical_in(directory: Path) -> Path | SampleFileError | None:
+    """The canonical sample file in ``directory``; both names present is an ambiguity error."""
+    found = [directory / name for name in CANONICAL_NAMES if (directory / name).is_file()]
+    if len(found) > 1:
+        return SampleFileError(
+            str(found[0]),
+            f"ambiguous eval sample files: {found[0]} and {found[1]} both exist; keep one of them",
+        )
+    return found[0] if found else None
+
+
+class AmbiguousSamples(pytest.File):
+    """Stands in for a sample file that cannot be collected as it is (two canonical files in one
+    directory, a sample file under another name): collecting it is an error."""
+
+    def __init__(self, *, error: SampleFileError, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.error = error
+
+    def collect(self) -> Iterable[pytest.Item]:
+        raise self.CollectError(self.error.reason)
+
+
+_SAMPLE_SUFFIXES = (".json", ".yaml", ".yml")
+_SCHEMA_MARK = b"omk.eval-sample-set/"
+
+
+def misnamed_sample_file(path: Path, parent: pytest.Collector) -> AmbiguousSamples | None:
+    """A sample file named on the command line under another name: a collection error saying how
+    to run it (``--omk-samples``), instead of pytest's bare "not found"."""
+    if not path.name.endswith(_SAMPLE_SUFFIXES):
+        return None
+    named = {Path(arg.split("::")[0]).resolve() for arg in parent.config.args}
+    if path.resolve() not in named:
+        return None
+    try:
+        with path.open("rb") as stream:
+            head = stream.read(65536)
+    except OSError:
+        return None
+    if _SCHEMA_MARK not in head:
+        return None
+    shown = display_path(path, parent.config.rootpath)
+    error = SampleFileError(
+        shown,
+        f"this looks like an omk sample file, but only {' and '.join(CANONICAL_NAMES)} are collected by "
+        f"name; run it with --omk-samples {shown} (or list it in the ini key omk_samples)",
+    )
+    return AmbiguousSamples.from_parent(parent, path=path, error=error)

@@ -1,0 +1,176 @@
+"""Every pytest-omk option in one table: CLI flag, ini key, default and one typed converter each.
+
+Precedence: a CLI flag wins over the ini key of the same name (``--omk-x`` / ``omk_x``), which wins
+over the default. A value that does not convert is a usage error (exit code 4) naming the option,
+the value and what is allowed, wherever it came from.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import pytest
+
+from pytest_omk.compare.variants import Variant, parse_variants
+from pytest_omk.config.converters import Converter, boolean, choice, integer, number, text
+from pytest_omk.config.settings import Settings
+from pytest_omk.config.shard import parse_shard
+from pytest_omk.errors import ConfigError
+from pytest_omk.recordings.modes import RECORD_MODES, default_mode
+
+ListKind = Literal["paths", "args"]
+
+
+@dataclass(frozen=True)
+class Option:
+    flag: str
+    help: str
+    default: Any = None
+    convert: Converter = text
+    metavar: str = "PATH"
+    cli: bool = True
+    ini: str | None = None
+    """The ini key when it is not the flag's name (``--omk-variant`` ↔ ``omk_variants``)."""
+    listing: ListKind | None = None
+    """A repeatable flag (``paths``) or a whitespace-separated ini list (``args``)."""
+
+    @property
+    def dest(self) -> str:
+        return self.flag.removeprefix("--").replace("-", "_")
+
+    @property
+    def ini_name(self) -> str:
+        if self.ini:
+            return self.ini
+        return self.dest if self.dest.startswith("omk_") else f"omk_{self.dest}"
+
+
+_SPEC, _NAME, _N, _X, _S = "SPEC", "NAME", "N", "X", "S"
+OPTIONS: tuple[Option, ...] = (
+    Option("--omk-samples", "explicit sample file or split directory (repeatable)", listing="paths"),
+    Option("--omk-executor", "model under test: openai, anthropic, agent, echo, python:pkg.mod:attr, or a command",
+           metavar=_SPEC),
+    Option("--omk-model", "model name passed to the executor", metavar=_NAME),
+    Option("--omk-system", "file whose text is the system prompt (skill-local samples use their SKILL.md)"),
+    Option("--omk-judge", "judge executor (same syntax as --omk-executor; default: detected from env)", metavar=_SPEC),
+    Option("--omk-judge-model", "model name passed to the judge", metavar=_NAME),
+    Option("--omk-judge-repeat", "judge readings per rubric dimension (mean is used)", 1, integer(1), _N),
+    Option("--omk-judge-failure", "a judge reply still unusable after one re-ask: error (the sample errors) "
+           "or skip (missing evidence)", "error", choice("error", "skip", "missing"), "MODE"),
+    Option("--omk-max-checks", "most assertions plus rubric dimensions per sample (more is a collection error)",
+           200, integer(1), _N),
+    Option("--omk-rubric-threshold", "a rubric dimension passes when its 1-5 score >= X", 3.0,
+           number(low=1, high=5), _X),
+    Option("--omk-min-composite", "a sample also fails when its composite score is below X", None, number(), _X),
+    Option("--omk-strict", "missing evidence fails instead of skipping", False, boolean),
+    Option("--omk-lint", "warn about assertion values the reference's strict loader (omk) would refuse", False, boolean),
+    Option("--omk-report", "write the JSON report to this path"),
+    Option("--omk-html", "write a self-contained HTML report with charts to this path"),
+    Option("--omk-markdown", "write a Markdown summary to this path (also to $GITHUB_STEP_SUMMARY when set)"),
+    Option("--omk-record-mode", "recordings: none (replay only), once, new_episodes, all, rewrite, off "
+           "(default: new_episodes; none when CI is set)", None, choice(*RECORD_MODES), "MODE"),
+    Option("--omk-status-interval", "seconds between status lines while model calls run, when the output is "
+           "not a terminal (0: none)", 5.0, number(low=0), _X, cli=False),
+    Option("--omk-junit-properties", "where per-sample JUnit properties go: testcase (default) or suite "
+           "(for strict xunit2 validators)", "testcase", choice("testcase", "suite"), "WHERE", cli=False),
+    Option("--omk-recordings", "recordings directory, relative to rootdir (default: in pytest's cache)", metavar="PATH"),
+    Option("--omk-concurrency", "model calls in flight at once (executor + judge)", 8, integer(1), _N),
+    Option("--omk-retries", "retries on 429, 5xx, timeouts and connection errors", 3, integer(0), _N),
+    Option("--omk-timeout", "per-call timeout in seconds", 120.0, number(above=0), _S),
+    Option("--omk-mcp-config", "MCP servers for URL resolution (default: .mcp.json at rootdir)"),
+    Option("--omk-agent-api", "tool-calling API of --omk-executor agent", "openai", choice("openai", "anthropic"),
+           "API"),
+    Option("--omk-agent-max-turns", "agent executor: most assistant turns per sample", 20, integer(1), _N),
+    Option("--omk-agent-tool-timeout", "agent executor: timeout of one tool call in seconds", 60.0,
+           number(above=0), _S),
+    Option("--omk-variant", "NAME=PATH: run every sample once per variant with PATH as system prompt "
+           "(repeatable)", metavar="NAME=PATH", ini="omk_variants", listing="paths"),
+    Option("--omk-repeat", "run every sample (per variant) N times", 1, integer(1), _N),
+    Option("--omk-min-pass-rate", "with --omk-repeat, a sample passes when this share of its runs passed",
+           1.0, number(low=0, high=1), _X),
+    Option("--omk-baseline", "an earlier JSON report to compare this run with"),
+    Option("--omk-fail-on-regression", "fail the run when a layer mean drops by more than X against "
+           "--omk-baseline, or a sample that passed there fails", None, number(low=0), _X),
+    Option("--omk-shard", "run only the K-th of N equal, contiguous blocks of the collected items "
+           "(CI matrices; merge the shards' reports with python -m pytest_omk merge)", metavar="K/N"),
+    Option("omk_url_allow_hosts", "hosts exempt from the private-address block", cli=False, listing="args"),
+    Option("omk_executor_capabilities", "what a command executor supports (e.g. mocks)", cli=False, listing="args"),
+)  # fmt: skip
+
+
+def _help(opt: Option) -> str:
+    """The help line, with the default when there is one (``--help`` shows it)."""
+    if opt.default in (None, False):
+        return opt.help
+    shown = f"{opt.default:g}" if isinstance(opt.default, float) else str(opt.default)
+    return f"{opt.help} (default: {shown})"
+
+
+def add_options(parser: pytest.Parser) -> None:
+    """Register every flag and ini key (values stay text: the converters read them)."""
+    group = parser.getgroup("omk", "omk eval samples")
+    for opt in OPTIONS:
+        ini_type: Any = {"paths": "linelist", "args": "args"}.get(opt.listing or "", "string")
+        parser.addini(opt.ini_name, _help(opt), type=ini_type, default=[] if opt.listing == "args" else None)
+        if not opt.cli:
+            continue
+        kwargs: dict[str, Any] = {"dest": opt.dest, "help": _help(opt), "default": None}
+        if opt.convert is boolean:
+            kwargs["action"] = "store_true"
+        else:
+            kwargs["metavar"] = opt.metavar
+            if opt.listing == "paths":
+                kwargs["action"] = "append"
+        group.addoption(opt.flag, **kwargs)
+
+
+def _value(config: pytest.Config, opt: Option) -> Any:
+    """The option's converted value: the CLI's, else the ini file's, else the default."""
+    cli = config.getoption(opt.dest, default=None) if opt.cli else None
+    # Identity checks: ``0`` (e.g. ``--omk-retries 0``) equals ``False`` but is a value given.
+    if cli is not None and cli is not False and cli != []:
+        where, raw = opt.flag, cli
+    else:
+        where, raw = f"ini key {opt.ini_name}", config.getini(opt.ini_name)
+        if raw in (None, "", []):
+            return opt.default if opt.listing != "args" else []
+    if opt.listing or cli is True:
+        return raw
+    try:
+        return opt.convert(str(raw))
+    except ValueError as exc:
+        raise pytest.UsageError(f"omk: {where} must be {exc}, not {raw!r}") from None
+
+
+def settings_from_config(config: pytest.Config) -> Settings:
+    """Read and check every option; a bad value is a :class:`pytest.UsageError`."""
+    values = {opt.dest.removeprefix("omk_"): _value(config, opt) for opt in OPTIONS}
+    # A path given on the command line is relative to where pytest was started; one from an
+    # ini file is relative to the rootdir (the ini file's directory), like --junitxml/junit_*.
+    for name in ("report", "html", "markdown", "system", "mcp_config", "baseline"):
+        if values[name] and config.getoption(f"omk_{name}", default=None) is None:
+            values[name] = str(Path(config.rootpath) / values[name])
+    for name in ("samples", "url_allow_hosts", "executor_capabilities"):
+        values[name] = tuple(values[name] or ())
+    values["variants"] = _variants(config, values.pop("variant") or ())
+    values["record_mode"] = default_mode(values["record_mode"], os.environ)
+    try:
+        values["shard"] = parse_shard(values["shard"]) if values["shard"] else None
+    except ConfigError as exc:
+        raise pytest.UsageError(f"omk: {exc}") from None
+    if values["fail_on_regression"] is not None and not values["baseline"]:
+        raise pytest.UsageError("--omk-fail-on-regression needs --omk-baseline (the report to compare with)")
+    return Settings(rootdir=Path(config.rootpath), **values)
+
+
+def _variants(config: pytest.Config, specs: list[str] | tuple[str, ...]) -> tuple[Variant, ...]:
+    """Parse ``--omk-variant``: CLI paths are relative to the invocation dir, ini paths to the rootdir."""
+    from_cli = bool(config.getoption("omk_variant", default=None))
+    base = Path(config.invocation_params.dir) if from_cli else Path(config.rootpath)
+    try:
+        return parse_variants(specs, base)
+    except ConfigError as exc:
+        raise pytest.UsageError(f"omk: {exc}") from None

@@ -1,0 +1,76 @@
+"""What the JSON report says about the run itself, as pytest-json-report users expect it.
+
+``exitStatus``, ``startedAt``, ``durationS``, ``environment`` (Python, pytest, the plugin, the
+platform, the versions of the runtime dependencies), ``collectionErrors`` and ``otherTests`` (the
+outcome counts of the run's ordinary, non-eval tests). A plugin object watches the run's reports
+(on the controller under xdist, which receives every worker's collection and test reports).
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+from collections import Counter
+from datetime import UTC, datetime
+from importlib import metadata
+from typing import Any
+
+import pytest
+
+from pytest_omk import __version__
+
+DEPENDENCIES = ("pydantic", "pyyaml", "jsonschema", "httpx", "mcp", "sacrebleu", "pytest-xdist")
+_MESSAGE_LIMIT = 4000
+
+
+def environment() -> dict[str, Any]:
+    """Versions of what ran the suite (a dependency that is not installed is ``null``)."""
+    versions: dict[str, str | None] = {}
+    for name in DEPENDENCIES:
+        try:
+            versions[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            versions[name] = None
+    return {
+        "python": platform.python_version(),
+        "pytest": pytest.__version__,
+        "plugin": __version__,
+        "platform": platform.platform(),
+        "dependencies": versions,
+    }
+
+
+class RunInfo:
+    """Collects the run-level fields; ``section(session)`` renders them at the end."""
+
+    def __init__(self) -> None:
+        self.started = time.time()
+        self._clock = time.perf_counter()
+        self.collection_errors: list[dict[str, str]] = []
+        self.other: Counter[str] = Counter()
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            message = str(report.longrepr)[:_MESSAGE_LIMIT]
+            self.collection_errors.append({"nodeid": report.nodeid, "message": message})
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        # Every check's report comes here too: settled before anything else is done.
+        if isinstance(report, pytest.SubtestReport) or "omk" in report.keywords:
+            return
+        from pytest_omk.plugin.collector import outcome_of
+
+        outcome = outcome_of(report)
+        if outcome is not None:
+            self.other[outcome] += 1
+
+    def section(self, session: pytest.Session) -> dict[str, Any]:
+        """The run-level fields of the report document."""
+        return {
+            "exitStatus": int(session.exitstatus),
+            "startedAt": datetime.fromtimestamp(self.started, UTC).isoformat(timespec="seconds"),
+            "durationS": round(time.perf_counter() - self._clock, 3),
+            "environment": environment(),
+            "collectionErrors": list(self.collection_errors),
+            "otherTests": {"total": sum(self.other.values()), **dict(sorted(self.other.items()))},
+        }

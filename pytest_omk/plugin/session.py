@@ -1,0 +1,261 @@
+"""The run's state and the pytest hooks that drive it, owned by one object in ``config.stash``.
+
+``OmkSession`` builds the executor and the call path lazily (a run without sample files pays
+nothing), starts every selected sample's model calls before pytest's run loop, hands each item its
+result in setup, and turns graded items into records for the reports.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from collections.abc import Generator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_omk.config.settings import Settings
+from pytest_omk.errors import OmkError
+from pytest_omk.plugin.attempts import Attempts, wait_for_runs
+from pytest_omk.plugin.collection import CollectionHooks, check_sample_file
+from pytest_omk.plugin.collector import record_collector_key
+from pytest_omk.plugin.compat import item_level_capture
+from pytest_omk.plugin.gc_policy import young_collections_spaced
+from pytest_omk.plugin.planning import Planner
+from pytest_omk.plugin.safety import scrub_report
+from pytest_omk.plugin.wiring import CallWiring
+from pytest_omk.run.launcher import Launcher, RunsFuture
+
+# The call machinery is imported when a run first needs it: loading the plugin stays cheap.
+if TYPE_CHECKING:
+    from pytest_omk.execute.base import Executor
+    from pytest_omk.js.v8 import JsEngine
+    from pytest_omk.loading import SampleBundle
+    from pytest_omk.models.run import SamplePlan
+    from pytest_omk.plugin.nodes import SampleFile, SampleItem
+    from pytest_omk.plugin.xdist.prefetch import WorkerFeed
+    from pytest_omk.run.prefetch import PrefetchWindow
+
+NO_EXECUTOR = "no executor configured (set --omk-executor or omk_executor)"
+CALL_PATH_MODULES = ("pytest_omk.run.pipeline", "pytest_omk.execute.openai", "pytest_omk.execute.anthropic")
+"""What every run's first wave of calls imports: loaded on the call loop while pytest collects."""
+JUDGE_MODULES = ("pytest_omk.judge.judge",)
+"""Loaded the same way when a judge is configured."""
+
+
+class OmkSession:
+    """State of one pytest run (one per process: the controller and each xdist worker)."""
+
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        self.config = config
+        self.settings = settings
+        self.is_worker = hasattr(config, "workerinput")
+        self.calls = CallWiring(config, settings)
+        self.planner = Planner(config, settings)
+        self.launcher = Launcher(self.calls.stages, lambda: self.calls.progress, settings.repeat)
+        self._unmet: dict[Path, list[str]] = {}
+        self._feed: WorkerFeed | None = None
+        self._window: PrefetchWindow[SampleItem] | None = None
+        # JUnit properties cost memory per item: built only when a JUnit file is written.
+        self._junit = bool(getattr(config.option, "xmlpath", None))
+        self.collection = CollectionHooks(config, settings, is_sample=lambda item: id(item) in self._adopted)
+        self._items: list[pytest.Item] = []
+        self._attempts = Attempts()
+        self._adopted: dict[int, SampleItem] = {}  # handed over by collection, by id (items include other tests)
+        self._js: JsEngine | None = None
+
+    @property
+    def js(self) -> JsEngine:
+        """This process's V8 engine for JavaScript semantics (its context starts on first use)."""
+        if self._js is None:
+            from pytest_omk.js.v8 import JsEngine
+            self._js = JsEngine()
+        return self._js
+
+    @property
+    def executor(self) -> Executor | None:
+        """The model under test, or ``None`` when none is configured."""
+        return self.calls.executor
+
+    # --- collection ---------------------------------------------------------------------------
+
+    def check_file(self, node: SampleFile, bundle: SampleBundle) -> None:
+        """Collection-time checks that need the configuration (check caps, lint, mock interception)."""
+        check_sample_file(node, bundle, self.settings, self.executor)
+
+    def adopt(self, item: SampleItem) -> None:
+        """A sample file hands over each item it collected."""
+        self._adopted[id(item)] = item
+
+    # --- running ------------------------------------------------------------------------------
+
+    def _skip_reason(self, item: SampleItem) -> str | None:
+        if self.executor is None:
+            return NO_EXECUTOR
+        key = item.bundle.path
+        if key not in self._unmet:
+            from pytest_omk.run.requires import unmet_requirements
+
+            self._unmet[key] = unmet_requirements(item.bundle.requires, item.bundle.base_dir)
+        unmet = self._unmet[key]
+        return "requires not met: " + "; ".join(unmet) if unmet else None
+
+    def start(self, item: SampleItem) -> RunsFuture | None:
+        """Start the item's model calls, every repeat of them (once); ``None`` when it will be skipped."""
+        if item.nodeid not in self.launcher.futures and self._skip_reason(item) is not None:
+            return None
+        return self.launcher.start(item.nodeid, item.plan)
+
+    def _prefetch(self, items: list[SampleItem]) -> None:
+        """Start the first samples' calls; the items' setups top the window up (pytest_omk.run.prefetch)."""
+        from pytest_omk.run.prefetch import PrefetchWindow, refill_mark, window_size
+
+        self.calls.progress.plan(len(items))
+        concurrency = self.settings.concurrency
+        self._window = PrefetchWindow(
+            items, window_size(concurrency), refill_mark(concurrency), start=lambda item: self.start(item) is not None,
+            waiting=lambda: len(self.launcher.futures), seen=self._attempts.seen,
+        )
+        self._window.fill()
+
+    def _start_indices(self, indices: list[int]) -> None:
+        """Start the calls of the items xdist queued here (by index); one already set up started its own."""
+        for index in indices:
+            item = self._adopted.get(id(self._items[index])) if 0 <= index < len(self._items) else None
+            if item is not None and not self._attempts.seen(item.nodeid):
+                self.start(item)
+
+    def file_found(self) -> None:
+        """A sample file is being collected: start the loop thread, the call path's imports and the
+        TLS context while pytest goes on collecting (once; a run without sample files pays none)."""
+        if not self.settings.executor or self.config.option.collectonly:
+            return
+        judged = self.calls.judge_spec is not None
+        modules = CALL_PATH_MODULES + (JUDGE_MODULES if judged else ())
+        self.launcher.warm_up(modules, connects=not self.calls.replay_only)
+
+    def setup_item(self, item: SampleItem) -> None:
+        """Setup phase: skip, or wait for the item's model calls (failure = ERROR)."""
+        from pytest_omk.report.records import new_record  # imports the report models
+        executor = self.executor
+        item.omk_record = new_record(
+            nodeid=item.nodeid,
+            file=item.shown_path,
+            sample=item.loaded.sample,
+            variant=item.plan.variant,
+            executor=executor.id if executor is not None else None,
+            model=self.settings.model,
+            order=self.collection.order.get(item.nodeid, 0),
+        )
+        reason = self._skip_reason(item)
+        if reason is not None:
+            pytest.skip(reason)
+        self._attempts.next_take(item, self.launcher.forget)
+        future = self.start(item)
+        assert future is not None
+        try:
+            item.omk_runs = wait_for_runs(
+                self.config, future, progress=self.calls.progress, interval=self.settings.status_interval,
+                feed=self._feed, start_indices=self._start_indices,
+            )
+            item.omk_run = item.omk_runs[0]
+        except concurrent.futures.CancelledError:
+            pytest.skip("omk: the model call was cancelled")
+        except OmkError as exc:
+            error = f"{type(exc).__name__}: {exc}"
+        else:
+            return
+        finally:
+            # The item holds the result now; the future (and its task) need not live to the end,
+            # and the next sample in the window may start.
+            self.launcher.forget(item.nodeid)
+            if self._window is not None:
+                self._window.fill()
+        # An infrastructure failure: the item ERRORs with one clear line, never a traceback, and
+        # is never graded (so it counts neither as a pass nor as a model failure). Raised outside
+        # the ``except`` so pytest does not print the chained original exception.
+        item.omk_record["error"] = error
+        pytest.fail(f"omk: {error}", pytrace=False)
+
+    def grade_item(self, item: SampleItem) -> None:
+        """Call phase: grade, report subtests and record the result."""
+        from pytest_omk.plugin.subtests import grade_and_report
+
+        with item_level_capture(item.config):
+            grade_and_report(item, self.settings, self.js)
+
+    # --- hooks --------------------------------------------------------------------------------
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
+        if self._adopted and not session.config.option.collectonly:
+            self._before_run_loop(session)
+        try:
+            with young_collections_spaced():  # see pytest_omk.plugin.gc_policy
+                return (yield)
+        finally:
+            self.launcher.cancel_pending()
+
+    def _before_run_loop(self, session: pytest.Session) -> None:
+        # A method of its own, not the wrapper's body: the wrapper's frame lives as long as the run
+        # loop, and its locals (every plan, so every validated sample) with it.
+        items = [sample for item in session.items if (sample := self._adopted.get(id(item))) is not None]
+        if not items or self.executor is None:  # the executor is built only when samples are selected
+            return
+        runnable = [item for item in items if self._skip_reason(item) is None]
+        self.calls.check_keys(runnable)
+        self.launcher.open_clients(self.calls.executors(), connects=self.settings.record_mode != "none")
+        plans: dict[Path, list[SamplePlan]] = {}
+        for item in items:
+            plans.setdefault(item.bundle.path, []).append(item.plan)
+        self.calls.register_url_sets(plans)
+        # Under xdist each worker sees every item but runs only some: it must not prefetch them
+        # all, or each worker would call the model for every sample. It starts the items the
+        # controller sends it, as they arrive (xdist_prefetch).
+        if self.is_worker:
+            from pytest_omk.plugin.xdist.prefetch import WorkerFeed
+
+            self._items = session.items
+            self._feed = WorkerFeed.attach(self.config.pluginmanager.get_plugins())
+        else:
+            self._prefetch(runnable)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
+        # Workers can only prefetch what they have been sent: keep their queues deep enough.
+        from pytest_omk.plugin.xdist.prefetch import make_scheduler
+
+        return make_scheduler(config, log, self.settings.concurrency)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+        record = getattr(item, "omk_record", None)
+        if call.when == "teardown" and record is not None and self._junit:
+            from pytest_omk.plugin.junit import add_junit_properties
+            add_junit_properties(item, record)
+        report = yield
+        scrubber = self.calls.scrubber
+        scrub_report(report, scrubber)
+        collector = self.config.stash.get(record_collector_key, None)
+        if collector is not None:  # the JSON report hides the MCP tokens too
+            collector.extra_secrets = scrubber.secrets
+        if call.when == "teardown" and record is not None:
+            report.omk_record = record
+            # What the summary needs is in the record; the run's results (outputs, requests,
+            # traces) would otherwise stay alive with the item until the end of the session.
+            for name in ("omk_run", "omk_runs"):
+                item.__dict__.pop(name, None)
+        return report
+
+    def pytest_keyboard_interrupt(self) -> None:
+        # Ctrl-C: end every call (and the command and tool sessions they started) now. Under
+        # xdist a worker that reports its session finished may be torn down by the controller
+        # before its unconfigure runs, which left those sessions running for good.
+        self.launcher.close(self.calls.aclose)
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self._js is not None:
+            self._js.close()
+            self._js = None
+        self.launcher.close(self.calls.aclose)
+

@@ -1,0 +1,95 @@
+"""Report a graded sample: its record first, then one pytest subtest per assertion and rubric dimension.
+
+Grading happens in :mod:`pytest_omk.grade.verdict`; this module only turns the verdict into the
+record and into subtest outcomes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_omk.errors import SampleFailed
+from pytest_omk.grade.scoring import scores_record
+from pytest_omk.grade.verdict import Verdict, verdict
+from pytest_omk.models import Sample
+from pytest_omk.models.report import SampleRecord
+from pytest_omk.models.results import Reading
+from pytest_omk.models.run import SampleRun
+from pytest_omk.plugin.compat import report_passed_subtests, subtests_of, suspend_xfail_mark
+from pytest_omk.report.failure_text import failure_line
+from pytest_omk.report.records import assertion_records, execution_record, model_calls, rubric_records
+from pytest_omk.report.repeated import repeated_parts
+
+if TYPE_CHECKING:
+    from pytest_omk.config.settings import Settings
+    from pytest_omk.js.v8 import JsEngine
+    from pytest_omk.plugin.nodes import SampleItem
+
+
+def emit_reading(reading: Reading, *, strict: bool, tripwire: bool = False) -> None:
+    """Turn a reading into the subtest's outcome (inside ``subtests.test``)."""
+    if reading.status == "fail":
+        if tripwire:
+            # A tripwire sample is expected to fail: its failed checks are expected failures too.
+            pytest.xfail(f"tripwire: {reading.message}")
+        raise SampleFailed(reading.message)
+    if reading.status == "missing":
+        if strict:
+            raise SampleFailed(f"missing evidence (--omk-strict): {reading.message}")
+        pytest.skip(reading.message)
+
+
+def fill_record(wire: dict[str, Any], sample: Sample, runs: list[SampleRun], graded: Verdict) -> None:
+    """Complete the sample's record (its wire form, in place) with what was graded."""
+    if graded.repeats is not None:
+        parts = repeated_parts(sample, runs, graded, graded.repeats)
+    else:
+        [run] = runs
+        parts = {
+            "scores": scores_record(graded.runs[0].scores),
+            "assertions": assertion_records(list(sample.assertions or []), graded.readings),
+            "rubric": rubric_records(sample, graded.rubric),
+            "execution": execution_record(run.execution),
+            "urls": list(run.resolved.urls),
+            "modelCalls": model_calls(run),
+        }
+    # The parts are JSON values already, and the rest of the record is in the wire form from
+    # setup: building and dumping a model per part, or the whole record, only cost time.
+    wire.update(parts)
+
+
+def checks(sample: Sample, graded: Verdict) -> list[tuple[str, Reading]]:
+    """Each check's subtest message and reading: assertions by index, then rubric dimensions."""
+    labels = [f"assertion {i}: {a.type}" for i, a in enumerate(sample.assertions or [])]
+    return [*zip(labels, graded.readings, strict=True), *((f"rubric: {n}", r) for n, r in graded.rubric.items())]
+
+
+def report_checks(item: SampleItem, checked: list[tuple[str, Reading]], *, strict: bool, tripwire: bool) -> None:
+    """One subtest per check, in order: passes in batches, the others through ``subtests.test``."""
+    passed: list[str] = []
+    for message, reading in checked:
+        if reading.status == "pass":
+            passed.append(message)
+            continue
+        report_passed_subtests(item, passed)
+        passed = []
+        with subtests_of(item).test(msg=message):
+            emit_reading(reading, strict=strict, tripwire=tripwire)
+    report_passed_subtests(item, passed)
+
+
+def grade_and_report(item: SampleItem, settings: Settings, js: JsEngine) -> None:
+    """Grade the item's run(s), record them, emit one subtest per check; fail the item if needed."""
+    sample = item.loaded.sample
+    graded = verdict(sample, item.bundle.base_dir, item.omk_runs, settings, js)
+    # The record is complete before any subtest is reported: with -x the first failed subtest
+    # ends the item, and the reports must still hold what was graded.
+    fill_record(item.omk_record, sample, item.omk_runs, graded)
+    tripwire = bool(sample.tripwire)
+    if tripwire:
+        suspend_xfail_mark(item)
+    report_checks(item, checks(sample, graded), strict=settings.strict, tripwire=tripwire)
+    if graded.failure:
+        raise SampleFailed(failure_line(graded, SampleRecord.of(item.omk_record), strict=settings.strict))

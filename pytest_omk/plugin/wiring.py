@@ -1,0 +1,258 @@
+"""How the run calls models: the executor, the judge, the URL resolver and the recordings store.
+
+Built lazily from the run's settings (a run without sample files pays nothing): the call machinery
+(HTTP clients, the agent, MCP, the judge, the URL resolver) is imported when a run first needs it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from pytest_omk.config.settings import Settings
+from pytest_omk.errors import ConfigError
+from pytest_omk.judge.select import same_model_warning, select_judge
+from pytest_omk.recordings.modes import replay_only
+
+if TYPE_CHECKING:
+    from pytest_omk.agent.options import AgentOptions
+    from pytest_omk.execute.base import Executor
+    from pytest_omk.execute.calls import ModelCalls
+    from pytest_omk.judge.judge import LLMJudge
+    from pytest_omk.models.run import SamplePlan
+    from pytest_omk.recordings.scrub import Scrubber
+    from pytest_omk.recordings.store import RecordingStore
+    from pytest_omk.resolve.resolver import UrlResolver
+    from pytest_omk.run.live_needs import Planned
+    from pytest_omk.run.pipeline import Stages
+
+
+class CallWiring:
+    """The model-facing collaborators of one process's run, made on first use."""
+
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        self.config = config
+        self.settings = settings
+        self.is_worker = hasattr(config, "workerinput")
+        self._executor: Executor | None = None
+        self._executor_built = False
+        self._stages: Stages | None = None
+        self._judge_executor: Executor | None = None
+        self._resolver: UrlResolver | None = None
+        self._scrubber: Scrubber | None = None
+        self.judge_spec = select_judge(settings.judge, os.environ)
+        warning = same_model_warning(self.judge_spec, settings.judge_model, settings.executor, settings.model)
+        if warning and not self.is_worker:
+            config.issue_config_time_warning(pytest.PytestWarning(f"omk: {warning}"), stacklevel=2)
+        from pytest_omk.execute.progress import CallProgress
+
+        self.progress = CallProgress()
+        """Counts of this process's model calls, for the status line."""
+        self._check_specs()
+
+    def _check_specs(self) -> None:
+        """A typo'd executor name is a usage error now, not a command run for every sample."""
+        from pytest_omk.execute.names import BUILTIN_EXECUTORS
+        from pytest_omk.run.startup_checks import check_executor_spec
+
+        try:
+            for spec, option in ((self.settings.executor, "--omk-executor"), (self.judge_spec, "--omk-judge")):
+                if spec:
+                    check_executor_spec(spec, BUILTIN_EXECUTORS, option=option)
+        except ConfigError as exc:
+            raise pytest.UsageError(f"omk: {exc}") from None
+
+    def check_keys(self, runnable: Sequence[Planned]) -> None:
+        """Before any item: a missing API key for a call that will be live is a usage error.
+
+        ``runnable``: the sample items that will run.
+        """
+        from pytest_omk.run.live_needs import judged, recorded_here
+        from pytest_omk.run.startup_checks import check_live_key, missing_key
+
+        stages = self.stages()
+        mode = self.settings.record_mode
+        try:
+            if self._executor is not None and missing_key(self._executor) is not None:
+                check = recorded_here(stages.calls.store, self._executor, runnable, self.settings.repeat)
+                check_live_key(self._executor, mode, check.labels, check.recorded)
+            if missing_key(self._judge_executor) is not None and mode != "none":
+                check_live_key(self._judge_executor, mode, judged(runnable), lambda _: True, option="--omk-judge")
+        except ConfigError as exc:
+            raise pytest.UsageError(f"omk: {exc}") from None
+
+    @property
+    def replay_only(self) -> bool:
+        """Whether every call must come from a recording, by the store's rule (known before the
+        store is made): such a run wraps its executors in ``ReplayOnly`` and connects nowhere."""
+        return replay_only(self.settings.record_mode, self._recordings_dir())
+
+    def executors(self) -> list[Executor]:
+        """The executors made so far (model under test, judge)."""
+        return [e for e in (self._executor, self._judge_executor) if e is not None]
+
+    @property
+    def executor(self) -> Executor | None:
+        """The model under test, or ``None`` when none is configured."""
+        if not self._executor_built:
+            self._executor_built = True
+            made = self.config.hook.pytest_omk_make_executor(config=self.config)
+            spec = self.settings.executor
+            if made is None and not spec:
+                return None  # nothing to build: the executors' modules (and asyncio) stay unimported
+            from pytest_omk.run.executors import is_agent_spec, make_executor, wrap_callable
+
+            try:
+                if made is not None:
+                    self._executor = wrap_callable(made, "pytest_omk_make_executor")
+                elif spec:
+                    self._executor = make_executor(
+                        spec,
+                        timeout=self.settings.timeout,
+                        capabilities=self.settings.executor_capabilities,
+                        agent=self._agent_options() if is_agent_spec(spec) else None,
+                    )
+            except ConfigError as exc:
+                raise pytest.UsageError(f"omk: {exc}") from None
+        return self._executor
+
+    def _agent_options(self) -> AgentOptions:
+        # Imported only for the agent: the agent package (its providers, tools and MCP client)
+        # cost a plain API run about 30 ms of start-up before its first call.
+        from pytest_omk.agent.options import AgentOptions
+
+        return AgentOptions.from_settings(self.settings)
+
+    def stages(self) -> Stages:
+        if self._stages is None:
+            executor = self.executor
+            assert executor is not None
+            from pytest_omk.execute.calls import ModelCalls
+            from pytest_omk.execute.replay_only import ReplayOnly
+            from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy
+            from pytest_omk.plugin.recordings import run_started_ns
+            from pytest_omk.recordings.store import RecordingStore
+            from pytest_omk.run.pipeline import Stages
+
+            store = RecordingStore(
+                self._recordings_dir(), self.settings.record_mode, warn=self._warn, started_ns=run_started_ns(self.config)
+            )
+            if store.replay_only:
+                executor = ReplayOnly(executor)  # no transport: a replay-only run cannot call a model
+            calls = ModelCalls(
+                store=store,
+                limiter=AdaptiveLimiter(self._concurrency()),
+                policy=RetryPolicy(retries=self.settings.retries),
+                timeout=self.settings.timeout,
+                progress=self.progress,
+            )
+            resolver = self._make_resolver(store)
+            self._stages = Stages(calls=calls, executor=executor, resolver=resolver, judge=self._make_judge(calls))
+        return self._stages
+
+    def _concurrency(self) -> int:
+        """Calls in flight in this process: an xdist worker takes its share of the total."""
+        if not self.is_worker:
+            return self.settings.concurrency
+        from pytest_omk.plugin.xdist.prefetch import worker_share
+
+        workers = int(getattr(self.config, "workerinput", {}).get("workercount", 1))
+        return worker_share(self.settings.concurrency, workers)
+
+    def _make_resolver(self, store: RecordingStore) -> UrlResolver:
+        from pytest_omk.resolve.resolver import UrlResolver
+
+        mcp_config = Path(self.settings.mcp_config) if self.settings.mcp_config else None
+        try:
+            self._resolver = UrlResolver(
+                store,
+                allow_hosts=self.settings.url_allow_hosts,
+                mcp_config_path=mcp_config,
+                rootdir=self.settings.rootdir,
+                timeout=min(30.0, self.settings.timeout),
+            )
+        except ConfigError as exc:
+            raise pytest.UsageError(f"omk: {exc}") from None
+        # MCP server tokens are secrets too: they must never reach a recording.
+        store.add_secrets(self._resolver.secrets)
+        return self._resolver
+
+    def register_url_sets(self, by_file: dict[Path, list[SamplePlan]]) -> None:
+        """Declare each file's selected samples to the URL resolver (its limits are per file)."""
+        if self._resolver is None:
+            return
+        for path, plans in by_file.items():
+            self._resolver.register(plans, name=str(path))
+
+    def _make_judge(self, calls: ModelCalls) -> LLMJudge | None:
+        if self.judge_spec is None:
+            return None
+        from pytest_omk.judge.judge import LLMJudge
+        from pytest_omk.run.executors import make_executor
+
+        try:
+            self._judge_executor = make_executor(self.judge_spec, timeout=self.settings.timeout)
+        except ConfigError as exc:
+            raise pytest.UsageError(f"omk: judge: {exc}") from None
+        if calls.store.replay_only:
+            from pytest_omk.execute.replay_only import ReplayOnly
+
+            self._judge_executor = ReplayOnly(self._judge_executor)
+        return LLMJudge(
+            calls,
+            self._judge_executor,
+            model=self.settings.judge_model,
+            threshold=self.settings.rubric_threshold,
+            repeat=self.settings.judge_repeat,
+            failure=self.settings.judge_failure,
+        )
+
+    @property
+    def scrubber(self) -> Scrubber:
+        """The one secret scrubber of the run (built on the main thread; final once calls exist).
+
+        It reuses the recording store's environment snapshot and adds the MCP servers' tokens
+        (URL resolver and agent), so every sink hides the same values.
+        """
+        if self._scrubber is not None:  # asked for every report: the common case comes first
+            return self._scrubber
+        from pytest_omk.recordings.scrub import Scrubber, environment_snapshot
+
+        extra: list[str] = []
+        if self._resolver is not None:
+            extra.extend(self._resolver.secrets)
+        if self._executor is not None:
+            extra.extend(self._executor.secrets)
+        if self._stages is None:
+            return Scrubber.from_environment(environment_snapshot(), extra)
+        self._scrubber = Scrubber.from_environment(self._stages.calls.store.environment, extra)
+        return self._scrubber
+
+    async def aclose(self) -> None:
+        for executor in (self._executor, self._judge_executor):
+            if executor is not None:
+                await executor.aclose()
+        if self._resolver is not None:
+            await self._resolver.aclose()
+
+    def _recordings_dir(self) -> Path | None:
+        return recordings_dir(self.config, self.settings)
+
+    def _warn(self, message: str) -> None:
+        self.config.issue_config_time_warning(pytest.PytestWarning(f"omk: {message}"), stacklevel=2)
+
+
+def recordings_dir(config: pytest.Config, settings: Settings) -> Path | None:
+    """Where this run's recordings live (``None`` with ``--omk-record-mode=off`` or no cache)."""
+    if settings.record_mode == "off":
+        return None
+    if settings.recordings:
+        return (settings.rootdir / settings.recordings).resolve()
+    cache = getattr(config, "cache", None)
+    if cache is None:
+        return None
+    return Path(cache.mkdir("omk")) / "recordings"

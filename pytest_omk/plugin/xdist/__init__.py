@@ -1,0 +1,1 @@
+"""What the plugin does under pytest-xdist: prefetching on workers, the summed status line."""

@@ -1,0 +1,103 @@
+"""Starting samples' model calls: the call loop, its warm-up, and one future per started sample.
+
+The pytest layer decides *which* samples start and *when* (the prefetch window, an xdist worker's
+queue, an item's own setup); this module owns *how*: each sample's runs (every repeat) go to the
+call loop once, keyed by the item's id, and stay there until the item takes them. It is also where
+a concern of the whole call path that is not one call's goes (a cost budget that stops new
+samples from starting, say): every sample passes through :meth:`Launcher.start`.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from collections.abc import Callable, Coroutine, Iterable
+from typing import TYPE_CHECKING, Any
+
+from pytest_omk.execute.tls import SharedTls
+
+if TYPE_CHECKING:
+    from pytest_omk.execute.base import Executor
+    from pytest_omk.execute.progress import CallProgress
+    from pytest_omk.models.run import SamplePlan, SampleRun
+    from pytest_omk.run.loop import CallRunner
+    from pytest_omk.run.pipeline import Stages
+
+RunsFuture = concurrent.futures.Future[list["SampleRun"]]
+
+
+class Launcher:
+    """Starts each sample's runs on the call loop (built on first use) and keeps their futures.
+
+    ``stages`` builds the call path when the first sample starts; ``repeat`` is ``--omk-repeat``.
+    """
+
+    def __init__(self, stages: Callable[[], Stages], progress: Callable[[], CallProgress], repeat: int) -> None:
+        self._stages = stages
+        self._progress = progress
+        self._repeat = repeat
+        self._runner: CallRunner | None = None
+        self._tls = SharedTls()
+        self.futures: dict[str, RunsFuture] = {}
+        """The started samples' runs by item id, until their item takes them."""
+
+    def runner(self) -> CallRunner:
+        """The call loop, started on first use."""
+        if self._runner is None:
+            from pytest_omk.run.loop import CallRunner
+
+            self._runner = CallRunner()
+        return self._runner
+
+    def warm_up(self, modules: Iterable[str], *, connects: bool) -> None:
+        """Start the loop, then build the TLS context (when the run ``connects`` anywhere) and
+        import ``modules`` on it while the main thread goes on collecting (once)."""
+        if self._runner is not None:
+            return
+        from pytest_omk.run.loop import preload, preload_transport
+
+        runner = self.runner()
+        # The TLS context first: it needs only httpx, and the main thread meanwhile imports the
+        # models the call path needs. A replay-only run connects nowhere: no CA bundle to load.
+        if connects:
+            runner.submit(preload_transport(self._tls))
+        runner.submit(preload(tuple(modules)))
+
+    def open_clients(self, executors: list[Executor], *, connects: bool) -> None:
+        """Share the TLS context (before any call is submitted) and, when the run ``connects``
+        anywhere, open the executors' HTTP clients early."""
+        from pytest_omk.run.loop import share_tls, warm_clients
+
+        share_tls(executors, self._tls)
+        if connects:  # nothing may be opened in a replay-only run
+            self.runner().submit(warm_clients(executors))
+
+    def start(self, key: str, plan: SamplePlan) -> RunsFuture:
+        """Start ``plan``'s runs under ``key`` (once: a started sample's future is returned again)."""
+        if key in self.futures:
+            return self.futures[key]
+        from pytest_omk.run.pipeline import run_repeated
+
+        future = self.runner().submit(run_repeated(plan, self._stages(), self._repeat))
+        self.futures[key] = future
+        progress = self._progress()
+        progress.sample_started()
+        future.add_done_callback(
+            lambda done: progress.sample_finished(failed=not done.cancelled() and done.exception() is not None)
+        )
+        return future
+
+    def forget(self, key: str) -> None:
+        """Drop a sample's future: its item holds the result now, or a rerun will start afresh."""
+        self.futures.pop(key, None)
+
+    def cancel_pending(self) -> None:
+        """Cancel every call not finished yet (``-x``, Ctrl-C, end of the run loop)."""
+        if self._runner is not None:
+            self._runner.cancel_pending()
+
+    def close(self, cleanup: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """End every call and the loop; ``cleanup()`` gives the coroutine that closes the clients
+        (asked for only when the loop was started)."""
+        if self._runner is not None:
+            self._runner.close(cleanup())
+            self._runner = None

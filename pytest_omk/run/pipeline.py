@@ -1,0 +1,86 @@
+"""Run one sample through the model-facing stages: resolve → execute → judge.
+
+Plain Python with its collaborators passed in (no pytest import), so it can be unit-tested and
+run concurrently for many samples. Deterministic grading happens later, in the item, because it
+is cheap and its results are reported as subtests in pytest's order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field, replace
+
+from pytest_omk.execute.base import Executor
+from pytest_omk.execute.calls import ModelCalls
+from pytest_omk.execute.prompt import build_user_prompt
+from pytest_omk.models.run import (
+    ExecutionRequest,
+    Judge,
+    JudgeOutcome,
+    ResolvedText,
+    Resolver,
+    SamplePlan,
+    SampleRun,
+)
+
+
+class LiteralResolver:
+    """Leaves text unchanged (used when no URL needs resolving)."""
+
+    async def resolve(self, plan: SamplePlan) -> ResolvedText:
+        return ResolvedText(plan.sample.prompt, plan.sample.context)
+
+
+def build_request(plan: SamplePlan, resolved: ResolvedText) -> ExecutionRequest:
+    """The executor request for ``plan`` with its resolved text."""
+    sample = plan.sample
+    mocks = [m.model_dump(by_alias=True, exclude_none=True) for m in sample.mocks] if sample.mocks else None
+    return ExecutionRequest(
+        prompt=build_user_prompt(resolved.prompt, resolved.context, sample.environment),
+        system=plan.system,
+        model=plan.model,
+        sample_id=sample.sample_id,
+        cwd=plan.cwd,
+        cwd_key=plan.cwd_key,
+        mocks=mocks,
+        mocks_strict=sample.mocks_strict,
+        allowed_tools=list(sample.allowedTools) if sample.allowedTools is not None else None,
+        repeat=plan.repeat,
+        take=plan.take,
+        source=plan.source,
+        sample=sample,
+        mock_base_dir=plan.base_dir,
+    )
+
+
+@dataclass(frozen=True)
+class Stages:
+    """The collaborators of :func:`run_sample`."""
+
+    calls: ModelCalls
+    executor: Executor
+    resolver: Resolver = field(default_factory=LiteralResolver)
+    judge: Judge | None = None
+
+
+async def run_sample(plan: SamplePlan, stages: Stages) -> SampleRun:
+    """Resolve, execute and judge one sample; infrastructure failures raise (item ERROR)."""
+    resolved = await stages.resolver.resolve(plan)
+    request = build_request(plan, resolved)
+    execution = await stages.calls.call(stages.executor, request)
+    judge = JudgeOutcome()
+    if stages.judge is not None:
+        judge = await stages.judge.judge(plan, resolved, execution)
+    return SampleRun(execution, judge, resolved, request)
+
+
+async def run_repeated(plan: SamplePlan, stages: Stages, times: int) -> list[SampleRun]:
+    """``times`` independent runs of ``plan`` (repeat index 0..times-1), all started at once.
+
+    Each run is its own model call (the repeat index is part of the recording key); the shared
+    concurrency limit decides how many are in flight. Any run's infrastructure failure raises.
+    """
+    if times == 1:
+        return [await run_sample(plan, stages)]
+    return list(await asyncio.gather(*(run_sample(replace(plan, repeat=i), stages) for i in range(times))))
+
