@@ -1,6 +1,6 @@
 """Building blocks shared by the loader's property tests.
 
-Used by ``tests/unit/test_loader_fuzz.py``, the schema contract
+Used by ``tests/unit/loading/test_fuzz.py``, the schema contract
 (``tests/contracts/test_sample_schema.py``) and ``tests/reliability/test_loader_robustness.py``:
 the valid documents they mutate, the key names of the sample format, walking a JSON document's
 containers, and a time limit that turns a hang into a test failure.

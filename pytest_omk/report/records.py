@@ -3,7 +3,7 @@
 Records travel from xdist workers to the controller as an attribute of pytest's reports, so
 on an item they are held in their wire form (:meth:`SampleRecord.wire`, plain JSON values). The
 graded parts are built as those JSON values directly, key for key what their models would write
-(``tests/unit/test_fill_record.py`` holds each part to its model): building and dumping a model
+(``tests/unit/report/test_records.py`` holds each part to its model): building and dumping a model
 per check was a twentieth of a large replay.
 """
 
@@ -147,7 +147,7 @@ def new_record(
     """A sample's record (wire form) before anything ran: errors and skips are reported with it too.
 
     Built as JSON values, in :class:`SampleRecord`'s key order, as :meth:`SampleRecord.wire` writes
-    it (``tests/unit/test_fill_record.py`` compares the two).
+    it (``tests/unit/report/test_records.py`` compares the two).
     """
     return {
         "nodeid": nodeid,

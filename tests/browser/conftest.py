@@ -14,7 +14,6 @@ import pytest
 from websockets.sync.client import ClientConnection
 
 from tests.browser.cdp import chromium, find_chromium
-from tests.integration.conftest import _no_provider_env, fake_command, omk_run  # noqa: F401  (fixtures, re-exported)
 
 
 def preload_stages() -> None:
@@ -40,3 +39,8 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClientConnecti
         pytest.skip("chromium is not installed (apt-get install chromium): the HTML report's browser tests need it")
     with chromium(binary, tmp_path_factory.mktemp("chromium-profile")) as ws:
         yield ws
+
+
+@pytest.fixture(autouse=True)
+def _offline(no_provider_env: None) -> None:
+    """Every test of this folder runs with ``no_provider_env``."""

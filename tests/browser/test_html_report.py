@@ -17,15 +17,7 @@ import pytest
 from websockets.sync.client import ClientConnection
 
 from tests.browser.cdp import Page, open_page
-from tests.integration.conftest import (
-    REPO,
-    FakeCommand,
-    OmkRun,
-    executor_arg,
-    load_report,
-    sample,
-    write_sample_set,
-)
+from tests.support import REPO, FakeCommand, OmkRun, executor_arg, load_report, sample, write_sample_set
 
 HOSTILE = '</table></pre><script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">\x1b[31mred\x00 & "q"'
 BINS = 10

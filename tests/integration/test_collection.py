@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.integration.conftest import (
+from tests.support import (
     NO_EXECUTOR,
     FakeCommand,
     OmkRun,

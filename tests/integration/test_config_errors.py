@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.integration.conftest import OmkRun, sample, write_sample_set
+from tests.support import OmkRun, sample, write_sample_set
 
 
 def test_a_misspelled_executor_is_a_usage_error_with_a_suggestion(pytester: pytest.Pytester, omk_run: OmkRun) -> None:

@@ -18,7 +18,7 @@ import pytest
 
 from tests.fakes.doc_server import DocServer, Page
 from tests.fakes.fake_llm import FakeLLM
-from tests.integration.conftest import (
+from tests.support import (
     OmkRun,
     load_report,
     report_samples,

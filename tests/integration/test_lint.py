@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.conftest import OmkRun, sample, sample_set, write_samples
+from tests.support import OmkRun, sample, sample_set, write_samples
 
 ASSERTIONS = [
     {"type": "contains", "value": "prepared statement"},

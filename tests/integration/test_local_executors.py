@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import (
+from tests.support import (
     FakeCommand,
     OmkRun,
     executor_arg,

@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from tests.integration.conftest import OmkRun, sample, write_sample_set
+from tests.support import OmkRun, sample, write_sample_set
 
 # Counts, at the end of the run, the distinct keywords dicts among the reports pytest's terminal
 # reporter keeps, per item (one item, its setup/call/teardown and one report per check).

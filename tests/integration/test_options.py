@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.integration.conftest import OmkRun, write_sample_set
+from tests.support import OmkRun, write_sample_set
 
 BAD_CLI = [
     ("--omk-rubric-threshold=6", "--omk-rubric-threshold must be a number between 1 and 5, not '6'"),

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.conftest import (
+from tests.support import (
     NO_EXECUTOR,
     FakeCommand,
     OmkRun,

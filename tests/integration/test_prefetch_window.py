@@ -14,7 +14,7 @@ import json
 import pytest
 
 from pytest_omk.run.prefetch import window_size
-from tests.integration.conftest import OmkRun, sample, write_sample_set
+from tests.support import OmkRun, sample, write_sample_set
 
 SAMPLES = 600
 

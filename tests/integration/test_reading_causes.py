@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.conftest import (
+from tests.support import (
     FakeCommand,
     OmkRun,
     executor_arg,

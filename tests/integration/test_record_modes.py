@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.integration.conftest import OmkRun, sample, write_sample_set
+from tests.support import OmkRun, sample, write_sample_set
 
 KEY = "sk-record-modes-sentinel-81c2d4"
 

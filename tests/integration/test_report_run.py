@@ -7,7 +7,7 @@ import platform
 import pytest
 
 from pytest_omk import __version__
-from tests.integration.conftest import OmkRun, load_report, sample, write_sample_set, write_samples
+from tests.support import OmkRun, load_report, sample, write_sample_set, write_samples
 
 
 def test_the_report_carries_exit_status_timing_environment_and_other_tests(pytester: pytest.Pytester, omk_run: OmkRun) -> None:

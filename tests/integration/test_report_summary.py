@@ -19,15 +19,7 @@ from markdown_it import MarkdownIt
 
 from pytest_omk.report.markdown import render_markdown
 from tests.browser.conftest import preload_stages
-from tests.integration.conftest import (
-    REPO,
-    FakeCommand,
-    OmkRun,
-    executor_arg,
-    load_report,
-    sample,
-    write_sample_set,
-)
+from tests.support import REPO, FakeCommand, OmkRun, executor_arg, load_report, sample, write_sample_set
 
 preload_stages()
 

@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from tests.integration.conftest import OmkRun, sample, sample_set, write_sample_set, write_samples
 from tests.reliability.helpers import audit_recordings
+from tests.support import OmkRun, sample, sample_set, write_sample_set, write_samples
 
 
 def test_the_recordings_directory_is_never_collected(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
@@ -30,7 +30,7 @@ def many_samples(count: int) -> dict[str, object]:
 # 20,000 calls (the figure) take 90 s on a loaded 2-core machine, too long for every CI run;
 # CI records 4,000. The race this guards against (the secrets scan iterating os.environ on a worker
 # thread while pytest sets PYTEST_CURRENT_TEST) is pinned deterministically by
-# tests/unit/test_recordings_environ_race.py; run the full size with OMK_SCALE_CALLS=20000.
+# tests/unit/recordings/test_store_environ_race.py; run the full size with OMK_SCALE_CALLS=20000.
 SCALE_CALLS = int(os.environ.get("OMK_SCALE_CALLS", "4000"))
 
 

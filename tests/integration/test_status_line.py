@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.integration.conftest import sample, write_sample_set
+from tests.support import sample, write_sample_set
 
 LATENCY = 1.5
 """Each call takes this long, far above the status interval below, so lines are certain to appear."""

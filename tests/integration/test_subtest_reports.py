@@ -17,7 +17,7 @@ import pytest
 
 from pytest_omk.plugin import subtests as subtests_module
 from pytest_omk.plugin.compat import subtests_of
-from tests.integration.conftest import OmkRun, sample, write_sample_set
+from tests.support import OmkRun, sample, write_sample_set
 
 RECORDER = """
 import json, os, pytest

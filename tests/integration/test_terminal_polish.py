@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.conftest import OmkRun, parse_junit, sample, write_sample_set
+from tests.support import OmkRun, parse_junit, sample, write_sample_set
 
 CHECKS = [{"type": "contains", "value": "zzz"}, {"type": "contains", "value": "hello"}, {"type": "starts_with", "value": "no"}]
 

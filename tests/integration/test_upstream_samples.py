@@ -16,14 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from tests.integration.conftest import (
-    FakeCommand,
-    OmkRun,
-    executor_arg,
-    load_report,
-    parse_junit,
-    report_samples,
-)
+from tests.support import FakeCommand, OmkRun, executor_arg, load_report, parse_junit, report_samples
 
 V2_FILES = (
     "examples/agent-runtime/eval-samples.json",

@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.integration.conftest import OmkRun, load_report, sample, write_sample_set
+from tests.support import OmkRun, load_report, sample, write_sample_set
 
 KEY = "sk-xdist-prefetch-5b1e0c2d9a7f"
 

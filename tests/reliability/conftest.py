@@ -7,8 +7,6 @@ import importlib
 
 import pytest
 
-from tests.integration.conftest import _no_provider_env, omk_run  # noqa: F401  (fixtures, re-exported)
-
 
 @pytest.fixture(autouse=True, scope="session")
 def _transport_modules_loaded() -> None:
@@ -20,3 +18,8 @@ def _transport_modules_loaded() -> None:
     """
     for name in ("anyio", "h11", "httpcore._async.http11", "httpcore._backends.anyio", "mcp.client.stdio"):
         importlib.import_module(name)
+
+
+@pytest.fixture(autouse=True)
+def _offline(no_provider_env: None) -> None:
+    """Every test of this folder runs with ``no_provider_env``."""

@@ -23,8 +23,8 @@ from typing import Any
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM, RecordedRequest
-from tests.integration.conftest import OmkRun, load_report, parse_junit, report_samples, write_samples
 from tests.reliability.helpers import audit_recordings, pytest_process, wait_until
+from tests.support import OmkRun, load_report, parse_junit, report_samples, write_samples
 
 SAMPLES = 40
 JUDGE_SYSTEM = "impartial judge"

@@ -33,8 +33,8 @@ from pytest_omk.loading.parse import MAX_FILE_BYTES, parse_text
 from pytest_omk.loading.validate import validate_document
 from pytest_omk.models import SampleSet
 from tests.budget import loader_budget
-from tests.integration.conftest import OmkRun
 from tests.loader_inputs import VALID_DIR, containers, node_at, time_limit
+from tests.support import OmkRun
 
 PER_INPUT_SECONDS = 5
 """The floor of the per-input time limit; a loaded machine scales it (``tests/budget.py``)."""

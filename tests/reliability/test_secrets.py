@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.integration.conftest import load_report, parse_junit, report_samples, write_samples
 from tests.reliability.helpers import audit_recordings
+from tests.support import load_report, parse_junit, report_samples, write_samples
 
 MCP_DOCS_SERVER = Path(__file__).resolve().parents[1] / "fakes" / "mcp_docs_server.py"
 JUDGE_SYSTEM = "impartial judge"

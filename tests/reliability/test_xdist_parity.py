@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import OmkRun, load_report
+from tests.support import OmkRun, load_report
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.conftest import _no_provider_env, fake_command, fake_judge, omk_run  # noqa: F401  (fixtures)
-
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Carry each probe's class on its reports (they cross xdist; markers' arguments do not)."""
@@ -17,3 +15,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         mark = item.get_closest_marker("probe")
         if mark is not None:
             item.user_properties.append(("probe", str(mark.args[0])))
+
+
+@pytest.fixture(autouse=True)
+def _offline(no_provider_env: None) -> None:
+    """Every test of this folder runs with ``no_provider_env``."""

@@ -21,8 +21,8 @@ from pytest_omk.agent.loop import MAX_TOOL_CALLS_PER_TURN, TOO_MANY_CALLS
 from pytest_omk.agent.sandbox import ROOT_NOTICE, UNSANDBOXED_NOTICE, Sandbox
 from pytest_omk.agent.tools import BuiltinTools
 from tests.fakes.fake_llm import FakeLLM
-from tests.integration.conftest import write_samples
 from tests.reliability.helpers import all_pids, processes_running, require_proc
+from tests.support import write_samples
 
 probe = pytest.mark.probe
 SCHEMA = "omk.eval-sample-set/v2"

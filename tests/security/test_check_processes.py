@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 import tests.reliability.test_interrupt as base
-from tests.integration.conftest import FakeCommand, executor_arg
 from tests.reliability.helpers import (
     marked_processes,
     processes_running,
@@ -23,7 +22,8 @@ from tests.reliability.helpers import (
     require_proc,
     wait_until,
 )
-from tests.unit._grading import read
+from tests.support import FakeCommand, executor_arg
+from tests.support.grading import read
 
 probe = pytest.mark.probe
 SLEEP = "4243.5"

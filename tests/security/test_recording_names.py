@@ -17,8 +17,8 @@ import pytest
 
 from pytest_omk.recordings.files import file_name
 from tests.fakes.fake_llm import FakeLLM
-from tests.integration.conftest import load_report, report_samples, write_samples
 from tests.reliability.helpers import audit_recordings
+from tests.support import load_report, report_samples, write_samples
 
 probe = pytest.mark.probe
 

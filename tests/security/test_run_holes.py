@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from tests.integration.conftest import (
+from tests.reliability.helpers import processes_running
+from tests.support import (
     FakeCommand,
     OmkRun,
     executor_arg,
@@ -22,7 +23,6 @@ from tests.integration.conftest import (
     report_samples,
     write_samples,
 )
-from tests.reliability.helpers import processes_running
 
 probe = pytest.mark.probe
 SCHEMA = "omk.eval-sample-set/v2"

@@ -1,0 +1,43 @@
+"""Helpers shared by the project's own tests; their fixtures are the plugin :mod:`.fixtures`."""
+
+from tests.support.commands import FAKE_COMMAND, FakeCommand, judge_reply
+from tests.support.documents import (
+    NO_EXECUTOR,
+    SCHEMA_VERSION,
+    executor_arg,
+    sample,
+    sample_set,
+    write_sample_set,
+    write_samples,
+)
+from tests.support.fixtures import OmkRun
+from tests.support.reports import (
+    REPO,
+    REPORT_SCHEMA,
+    JUnitCase,
+    JUnitReport,
+    load_report,
+    parse_junit,
+    report_samples,
+)
+
+__all__ = [
+    "FAKE_COMMAND",
+    "NO_EXECUTOR",
+    "REPO",
+    "REPORT_SCHEMA",
+    "SCHEMA_VERSION",
+    "FakeCommand",
+    "JUnitCase",
+    "JUnitReport",
+    "OmkRun",
+    "executor_arg",
+    "judge_reply",
+    "load_report",
+    "parse_junit",
+    "report_samples",
+    "sample",
+    "sample_set",
+    "write_sample_set",
+    "write_samples",
+]

@@ -1,0 +1,60 @@
+"""The fixtures plugin of the project's own tests (listed in the root ``conftest.py``).
+
+- ``omk_run``: runs pytest in ``pytester`` with ``--omk-record-mode=off`` (unless the test gives a
+  record mode), in process by default.
+- ``fake_command`` / ``fake_judge``: scriptable command executors (:mod:`tests.support.commands`).
+- ``no_provider_env``: clears the provider variables so that nothing reaches a provider; the
+  suites of end-to-end runs use it for every test (their ``conftest.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from tests.support.commands import FakeCommand
+
+PROVIDER_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")
+
+
+@pytest.fixture
+def no_provider_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No judge is auto-selected and nothing can reach a provider: these runs stay offline."""
+    for name in (*PROVIDER_ENV, "OMK_FAKE_SCRIPT", "OMK_FAKE_LOG", "PYTEST_XDIST_AUTO_NUM_WORKERS", "CI"):
+        monkeypatch.delenv(name, raising=False)
+
+
+OmkRun = Callable[..., pytest.RunResult]
+
+
+@pytest.fixture
+def omk_run(pytester: pytest.Pytester) -> OmkRun:
+    """``omk_run(*args, subprocess=False)``: pytest in the pytester dir, recordings off by default."""
+
+    def run(*args: str | Path, subprocess: bool = False) -> pytest.RunResult:
+        argv = [str(a) for a in args]
+        if not any(a.startswith("--omk-record-mode") for a in argv):
+            argv.insert(0, "--omk-record-mode=off")
+        # Unrelated plugins cost time on every in-process run (hypothesis re-imports itself).
+        argv[:0] = ["-p", "no:hypothesispytest", "-p", "no:anyio"]
+        if subprocess:
+            return pytester.runpytest_subprocess(*argv)
+        # pytest_omk is already imported by the outer session, so it cannot be rewritten: harmless.
+        argv[:0] = ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
+        return pytester.runpytest_inprocess(*argv)
+
+    return run
+
+
+@pytest.fixture
+def fake_command(tmp_path_factory: pytest.TempPathFactory) -> FakeCommand:
+    """A scriptable command executor (outside the pytester dir so it is never collected)."""
+    return FakeCommand(tmp_path_factory.mktemp("omk-command"))
+
+
+@pytest.fixture
+def fake_judge(tmp_path_factory: pytest.TempPathFactory) -> FakeCommand:
+    """A second scriptable command, for ``--omk-judge`` (answer with ``judge_reply``)."""
+    return FakeCommand(tmp_path_factory.mktemp("omk-judge"))

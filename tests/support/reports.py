@@ -1,0 +1,81 @@
+"""Reading what a run wrote: the JUnit XML and the JSON report (validated against its schema)."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+REPO = Path(__file__).resolve().parents[2]
+REPORT_SCHEMA = REPO / "schemas" / "report" / "v1" / "report.schema.json"
+
+
+@dataclass
+class JUnitCase:
+    """One ``<testcase>``: its properties in order, and its verdict elements."""
+
+    classname: str
+    name: str
+    properties: list[tuple[str, str]] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+    @property
+    def props(self) -> dict[str, str]:
+        return dict(self.properties)
+
+
+@dataclass
+class JUnitReport:
+    suite_properties: dict[str, str]
+    cases: dict[str, JUnitCase]
+    """Keyed by ``<classname>::<name>``, e.g. ``eval-samples.json::s1``."""
+    suite: dict[str, str]
+    """The ``<testsuite>`` attributes."""
+
+
+def parse_junit(path: Path) -> JUnitReport:
+    """Parse a ``--junitxml`` file (one suite)."""
+    root = ET.parse(path).getroot()
+    suite = root if root.tag == "testsuite" else root.find("testsuite")
+    assert suite is not None, "no <testsuite> in the JUnit XML"
+    suite_props: dict[str, str] = {}
+    suite_props_el = suite.find("properties")
+    if suite_props_el is not None:
+        suite_props = {p.attrib["name"]: p.attrib["value"] for p in suite_props_el.findall("property")}
+    cases: dict[str, JUnitCase] = {}
+    for el in suite.findall("testcase"):
+        case = JUnitCase(classname=el.attrib.get("classname", ""), name=el.attrib["name"])
+        props_el = el.find("properties")
+        if props_el is not None:
+            case.properties = [(p.attrib["name"], p.attrib["value"]) for p in props_el.findall("property")]
+        case.failures = [f.attrib.get("message", "") for f in el.findall("failure")]
+        case.errors = [f.attrib.get("message", "") + "\n" + (f.text or "") for f in el.findall("error")]
+        case.skipped = [f.attrib.get("message", "") for f in el.findall("skipped")]
+        cases[f"{case.classname}::{case.name}"] = case
+    return JUnitReport(suite_properties=suite_props, cases=cases, suite=dict(suite.attrib))
+
+
+def load_report(path: Path) -> dict[str, Any]:
+    """Load an ``--omk-report`` document and validate it against its JSON Schema."""
+    document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    schema = json.loads(REPORT_SCHEMA.read_text(encoding="utf-8"))
+    validator_cls = jsonschema.validators.validator_for(schema)
+    validator_cls.check_schema(schema)
+    validator = validator_cls(schema, format_checker=validator_cls.FORMAT_CHECKER)
+    errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
+    assert not errors, "report does not match its schema:\n" + "\n".join(
+        f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in errors
+    )
+    return document
+
+
+def report_samples(document: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """The report's samples keyed by ``sample_id``."""
+    return {s["sample_id"]: s for s in document["samples"]}
