@@ -53,7 +53,13 @@ def _templates(live_dir: Path) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _write(
-    samples_file: Path, target: Path, *, url: str, model: str, judge_model: str, execute: dict[str, Any],
+    samples_file: Path,
+    target: Path,
+    *,
+    url: str,
+    model: str,
+    judge_model: str,
+    execute: dict[str, Any],
     judge: dict[str, Any],
 ) -> int:
     """Record every sample of ``samples_file`` into ``target``; returns the number of calls written."""
@@ -65,24 +71,45 @@ def _write(
     written = 0
     for loaded in bundle.samples:
         plan = SamplePlan(
-            sample=loaded.sample, base_dir=bundle.base_dir, rootdir=bundle.base_dir, system=None, model=model,
+            sample=loaded.sample,
+            base_dir=bundle.base_dir,
+            rootdir=bundle.base_dir,
+            system=None,
+            model=model,
             source=loaded.source,
         )
         resolved = ResolvedText(loaded.sample.prompt, loaded.sample.context)
         request = build_request(plan, resolved)
-        store.put("execute", call_identity(EXECUTOR_ID, request, endpoint), execute, label=request.sample_id,
-                  source=request.source)
+        store.put(
+            "execute",
+            call_identity(EXECUTOR_ID, request, endpoint),
+            execute,
+            label=request.sample_id,
+            source=request.source,
+        )
         jobs, _ = planner.plan_jobs(plan, resolved, execution)
         for job in jobs:
             judged = planner._request(plan, job)  # the judge's own request builder (private on purpose)
-            store.put("judge", call_identity(EXECUTOR_ID, judged, endpoint), judge, label=judged.sample_id,
-                      source=judged.source)
+            store.put(
+                "judge",
+                call_identity(EXECUTOR_ID, judged, endpoint),
+                judge,
+                label=judged.sample_id,
+                source=judged.source,
+            )
         written += 1 + len(jobs)
     return written
 
 
 def write_recordings(
-    samples_file: Path, target: Path, live_dir: Path, probe_file: Path, *, url: str, model: str, judge_model: str
+    samples_file: Path,
+    target: Path,
+    live_dir: Path,
+    probe_file: Path,
+    *,
+    url: str,
+    model: str,
+    judge_model: str,
 ) -> int:
     """Write the recordings of ``samples_file`` into ``target``; returns the calls written.
 
@@ -92,12 +119,19 @@ def write_recordings(
     """
     execute, judge = _templates(live_dir)
     check = target.parent / f"{target.name}-check"
-    kwargs: dict[str, Any] = {"url": url, "model": model, "judge_model": judge_model, "execute": execute,
-                              "judge": judge}
+    kwargs: dict[str, Any] = {
+        "url": url,
+        "model": model,
+        "judge_model": judge_model,
+        "execute": execute,
+        "judge": judge,
+    }
     _write(probe_file, check, **kwargs)
     live, direct = _documents(live_dir), _documents(check)
     if set(live) != set(direct):
-        raise FastRecordError(f"direct files {sorted(set(direct) ^ set(live))[:4]} differ from the live run's")
+        raise FastRecordError(
+            f"direct files {sorted(set(direct) ^ set(live))[:4]} differ from the live run's"
+        )
     for name, document in live.items():
         # ``file`` (where the sample file is, seen from the recordings) is not part of the key.
         if (document.key, document.identity) != (direct[name].key, direct[name].identity):

@@ -90,7 +90,14 @@ def target_row(
 
 
 def budget_note(
-    prefix: str, *, floor: str, reference: str, target: str, floor_ratio: float, limit: float, plugin_ratio: float
+    prefix: str,
+    *,
+    floor: str,
+    reference: str,
+    target: str,
+    floor_ratio: float,
+    limit: float,
+    plugin_ratio: float,
 ) -> str:
     """Whether a wall-clock target is within reach on this host at all.
 

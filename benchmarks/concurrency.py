@@ -118,7 +118,9 @@ def run(quick: bool) -> list[s.Row]:
 
 
 def _rows(count: int, runs: dict[str, list[s.RunResult]], timeline: list[str]) -> list[s.Row]:
-    omk, n2, bare, floor = (s.median_run(runs[name]) for name in ("in process", "-n 2", "bare httpx", PYTEST_FLOOR))
+    omk, n2, bare, floor = (
+        s.median_run(runs[name]) for name in ("in process", "-n 2", "bare httpx", PYTEST_FLOOR)
+    )
     rounds = w.whole_rounds(count, w.CONCURRENCY, w.LATENCY)
     bare_inner = float(json.loads(bare.output.strip().splitlines()[-1])["seconds"])
     label = f"{count} samples × 2 checks, 250 ms, 32 in flight"

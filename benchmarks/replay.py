@@ -99,7 +99,12 @@ def _record(root: Path, samples: list[dict[str, Any]], probe: Path, url: str, ra
     path = write_samples(root, samples)
     target = (ram or root) / f"recorded-{root.name}"
     write_recordings(
-        path, target, probe / "recordings", probe / "eval-samples.json", url=url, model="bench-model",
+        path,
+        target,
+        probe / "recordings",
+        probe / "eval-samples.json",
+        url=url,
+        model="bench-model",
         judge_model="bench-judge",
     )
     if target != root / "recordings":
@@ -168,7 +173,9 @@ def replay_rows(count: int) -> list[s.Row]:
         for _ in range(REPEATS):
             runs["small"].append(replay(small_dir, count, small_calls))
             runs["large"].append(replay(large_dir, 2 * count, large_calls))
-            runs["floor"].append(s.run_pytest("-q", cwd=floor_dir, plugins=(), cache=True, expect={"passed": count}))
+            runs["floor"].append(
+                s.run_pytest("-q", cwd=floor_dir, plugins=(), cache=True, expect={"passed": count})
+            )
         collected = s.run_pytest(
             *_omk("none"), "--collect-only", cwd=small_dir, env=env, cache=True, expect={}
         )

@@ -29,7 +29,10 @@ def run(quick: bool) -> list[s.Row]:
         variants: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
             "pytest alone": ((), ()),
             "plugin loaded": (("pytest_omk.plugin",), ()),
-            "plugin loaded, executor set": (("pytest_omk.plugin",), ("--omk-executor", "openai", "--omk-judge", "openai")),
+            "plugin loaded, executor set": (
+                ("pytest_omk.plugin",),
+                ("--omk-executor", "openai", "--omk-judge", "openai"),
+            ),
         }
         runs: dict[str, list[s.RunResult]] = {name: [] for name in variants}
         names = list(variants)

@@ -137,7 +137,7 @@ def write_pytest_floor(floor: Path, prompts: Path) -> int:
     (floor / "conftest.py").write_text(PYTEST_FLOOR_CONFTEST, encoding="utf-8")
     (floor / "test_floor.py").write_text(
         "import pytest\n\n\n"
-        f"@pytest.mark.parametrize(\"answer\", range({count}), indirect=True)\n"
+        f'@pytest.mark.parametrize("answer", range({count}), indirect=True)\n'
         "def test_sample(answer):\n"
         f"    assert {MUST_CONTAIN!r} in answer\n"
         f"    assert {MUST_NOT_CONTAIN!r} not in answer\n",

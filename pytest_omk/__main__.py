@@ -26,10 +26,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         description="Merge the JSON reports of all N shards (--omk-shard K/N) into the report one run "
         "would have written: summary, variants, comparisons, repeats and the baseline gate recomputed.",
     )
-    merge.add_argument("reports", nargs="+", type=Path, metavar="REPORT", help="one report per shard, any order")
-    merge.add_argument("-o", "--output", type=Path, metavar="PATH", help="write the merged report here (default: stdout)")
     merge.add_argument(
-        "--baseline", type=Path, metavar="PATH", help="baseline report (default: the runs' --omk-baseline path)"
+        "reports", nargs="+", type=Path, metavar="REPORT", help="one report per shard, any order"
+    )
+    merge.add_argument(
+        "-o", "--output", type=Path, metavar="PATH", help="write the merged report here (default: stdout)"
+    )
+    merge.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="PATH",
+        help="baseline report (default: the runs' --omk-baseline path)",
     )
     args = parser.parse_args(argv)
     from pytest_omk.report.merge import merge_reports
@@ -47,7 +54,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.output.write_text(text, encoding="utf-8")
     summary = merged.document["summary"]
     counts = ", ".join(f"{n} {outcome}" for outcome, n in summary["outcomes"].items()) or "no samples"
-    print(f"pytest-omk merge: {len(args.reports)} shards, {summary['samples']} samples: {counts}", file=sys.stderr)
+    print(
+        f"pytest-omk merge: {len(args.reports)} shards, {summary['samples']} samples: {counts}",
+        file=sys.stderr,
+    )
     if merged.regression:
         print(merged.regression, file=sys.stderr)
     return 1 if merged.failed else 0

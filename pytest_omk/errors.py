@@ -1,12 +1,12 @@
 """Errors raised by pytest-omk, each a user-facing message rather than a traceback.
 
-    OmkError
-     ├── SampleFileError      an eval-samples file cannot be read or is invalid (collection error)
-     ├── ConfigError          an option, executor spec or config file is unusable (usage error)
-     ├── ExecutionError       the model under test could not produce an answer (item ERROR)
-     │    └── ReplayMissError a call has no recording while replay-only mode is on
-     ├── ResolveError         a URL in a sample could not be resolved (item ERROR)
-     └── JudgeError           the judge provider failed after retries (item ERROR)
+OmkError
+ ├── SampleFileError      an eval-samples file cannot be read or is invalid (collection error)
+ ├── ConfigError          an option, executor spec or config file is unusable (usage error)
+ ├── ExecutionError       the model under test could not produce an answer (item ERROR)
+ │    └── ReplayMissError a call has no recording while replay-only mode is on
+ ├── ResolveError         a URL in a sample could not be resolved (item ERROR)
+ └── JudgeError           the judge provider failed after retries (item ERROR)
 """
 
 from __future__ import annotations
@@ -24,7 +24,13 @@ class SampleFileError(OmkError):
     """An eval-samples file is unreadable or breaks the format; names the file, path and line."""
 
     def __init__(
-        self, path: str, reason: str, *, where: str | None = None, line: int | None = None, column: int | None = None
+        self,
+        path: str,
+        reason: str,
+        *,
+        where: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
     ):
         self.path = path
         self.reason = reason

@@ -19,7 +19,11 @@ REPO = Path(__file__).resolve().parents[1]
 # The grader table is keyed by assertion class: a run that imported it afresh next to assertion
 # classes kept from outside would find no grader ("no grader for assertion type ...").
 _PRELOADED = (
-    "anyio", "h11", "httpcore._async.http11", "httpcore._backends.anyio", "mcp.client.stdio",
+    "anyio",
+    "h11",
+    "httpcore._async.http11",
+    "httpcore._backends.anyio",
+    "mcp.client.stdio",
     "pytest_omk.grade.registry",
 )
 for _name in _PRELOADED:

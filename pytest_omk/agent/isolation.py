@@ -73,7 +73,12 @@ def source_directory(request: ExecutionRequest) -> Path | None:
     if request.sample is not None and request.sample.cwd is None:
         return None
     base = request.mock_base_dir
-    if request.sample is not None and request.cwd is not None and base is not None and not inside(request.cwd, base):
+    if (
+        request.sample is not None
+        and request.cwd is not None
+        and base is not None
+        and not inside(request.cwd, base)
+    ):
         raise ExecutionError(
             f"cwd {request.sample.cwd!r} leads outside the sample file's directory {base}; "
             "use a directory inside it"

@@ -112,7 +112,9 @@ class AgentExecutor(ExecutorDefaults):
     async def execute(self, request: ExecutionRequest) -> ExecutionResult:
         """Run the agent for ``request`` in a fresh working copy, removed afterwards."""
         check_allowed_entries(request.allowed_tools)
-        book = MockBook(request.mocks, lower=self._lower, strict=request.mocks_strict, base_dir=request.mock_base_dir)
+        book = MockBook(
+            request.mocks, lower=self._lower, strict=request.mocks_strict, base_dir=request.mock_base_dir
+        )
         mcp_specs = await self.mcp.specs()
         async with working_copy(source_directory(request)) as root:
             builtins = BuiltinTools(

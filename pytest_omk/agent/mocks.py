@@ -227,7 +227,9 @@ class MockBook:
         if not self.active:
             return MockOutcome("run")
         for index, mock in enumerate(self.mocks):
-            if (mock.tool == "*" or same_tool(mock.tool, tool)) and conditions_hold(mock.match, tool_input, self.lower):
+            if (mock.tool == "*" or same_tool(mock.tool, tool)) and conditions_hold(
+                mock.match, tool_input, self.lower
+            ):
                 count = self._hits[index]
                 self._hits[index] += 1
                 output, error = self._result(mock, count)

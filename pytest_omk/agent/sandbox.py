@@ -129,8 +129,17 @@ class Sandbox:
             flags += [a for parent in _parents_in_tmp(root) for a in ("--perms", "0755", "--dir", parent)]
             flags += ["--bind", where, where, "--chdir", where, "--setenv", "HOME", "/tmp", "--"]
             ids = str(self.uid)
-            drop = [self.setpriv, "--reuid", ids, "--regid", ids, "--clear-groups", "--inh-caps=-all",
-                    "--bounding-set=-all", "--no-new-privs"]
+            drop = [
+                self.setpriv,
+                "--reuid",
+                ids,
+                "--regid",
+                ids,
+                "--clear-groups",
+                "--inh-caps=-all",
+                "--bounding-set=-all",
+                "--no-new-privs",
+            ]
             return [*flags, *drop, *inner]
         return [*flags, "--bind", where, where, "--chdir", where, "--", *inner]
 
@@ -152,16 +161,22 @@ def _bwrap_flags(as_root: bool) -> list[str]:
     # process limit, and setresuid fails inside it): every other namespace, but not that one.
     unshare = (
         ["--unshare-ipc", "--unshare-pid", "--unshare-net", "--unshare-uts", "--unshare-cgroup-try"]
-        if as_root else ["--unshare-all"]
+        if as_root
+        else ["--unshare-all"]
     )
     return [
         *unshare,
         "--die-with-parent",
         "--new-session",
-        "--ro-bind", "/", "/",
-        "--dev", "/dev",
-        "--proc", "/proc",
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--proc",
+        "/proc",
         # The dropped user needs a writable /tmp (``--perms`` is bwrap 0.5 or later).
         *(["--perms", "1777"] if as_root else []),
-        "--tmpfs", "/tmp",
+        "--tmpfs",
+        "/tmp",
     ]

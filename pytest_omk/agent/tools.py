@@ -202,8 +202,12 @@ class BuiltinTools:
         """``Grep`` in a child process killed at the tool timeout (a regex may backtrack for hours)."""
         job = json.dumps({"root": str(self.root), "arguments": arguments}).encode()
         process = await asyncio.create_subprocess_exec(
-            sys.executable, "-I", file_tools.__file__,
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            sys.executable,
+            "-I",
+            file_tools.__file__,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
             start_new_session=True,
         )
         try:

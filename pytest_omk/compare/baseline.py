@@ -40,7 +40,9 @@ def read_report(path: Path) -> dict[str, Any]:
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path} is not JSON (line {exc.lineno}: {exc.msg})") from None
     if not isinstance(document, dict) or document.get("schemaVersion") != REPORT_SCHEMA_VERSION:
-        raise ConfigError(f"{path} is not a pytest-omk report (schemaVersion must be {REPORT_SCHEMA_VERSION!r})")
+        raise ConfigError(
+            f"{path} is not a pytest-omk report (schemaVersion must be {REPORT_SCHEMA_VERSION!r})"
+        )
     return document
 
 
@@ -76,7 +78,12 @@ def _layer_means(pairs: Sequence[tuple[Mapping[str, Any], Mapping[str, Any]]]) -
             if old["scores"].get(layer) is not None and new["scores"].get(layer) is not None
         ]
         before, after = mean2(b for b, _ in both), mean2(a for _, a in both)
-        means[layer] = {"baseline": before, "current": after, "delta": _delta(after, before), "samples": len(both)}
+        means[layer] = {
+            "baseline": before,
+            "current": after,
+            "delta": _delta(after, before),
+            "samples": len(both),
+        }
     return means
 
 
@@ -107,14 +114,18 @@ def compare_with_baseline(
     pairs = [(before[k], r) for k, r in now.items() if k in before]
     variants = list(dict.fromkeys(new.get("variant") for _, new in pairs))
     layers: list[dict[str, Any]] = [
-        {"variant": v, "layers": _layer_means([(o, n) for o, n in pairs if n.get("variant") == v])} for v in variants
+        {"variant": v, "layers": _layer_means([(o, n) for o, n in pairs if n.get("variant") == v])}
+        for v in variants
     ]
     changes = [_sample_change(old, new) for old, new in pairs]
     changed = [
         c
         for c in changes
         if c["outcome"] != c["baselineOutcome"]
-        or (c["deltas"]["composite"] is not None and abs(c["deltas"]["composite"]) > CHANGE_THRESHOLD + _EPSILON)
+        or (
+            c["deltas"]["composite"] is not None
+            and abs(c["deltas"]["composite"]) > CHANGE_THRESHOLD + _EPSILON
+        )
     ]
     regressions: list[dict[str, Any]] = []
     if threshold is not None:
@@ -126,7 +137,9 @@ def compare_with_baseline(
             for layer in GATE_LAYERS:
                 stats = group["layers"][layer]
                 if stats["delta"] is not None and -stats["delta"] > threshold + _EPSILON:
-                    regressions.append({"kind": "layer", "variant": group["variant"], "layer": layer, **stats})
+                    regressions.append(
+                        {"kind": "layer", "variant": group["variant"], "layer": layer, **stats}
+                    )
     return {
         "path": path,
         "matched": len(pairs),
@@ -154,10 +167,12 @@ def regression_parts(section: Mapping[str, Any]) -> list[str]:
         where = f" [variant {r['variant']}]" if r.get("variant") else ""
         if r["kind"] == "sample":
             layers = ", ".join(
-                f"{layer} {r['baselineScores'][layer]:.2f} -> {r['scores'][layer]:.2f}" for layer in r["layers"]
+                f"{layer} {r['baselineScores'][layer]:.2f} -> {r['scores'][layer]:.2f}"
+                for layer in r["layers"]
             )
             parts.append(
-                f"sample {r['nodeid']} {r['baselineOutcome']} -> {r['outcome']}" + (f" ({layers})" if layers else "")
+                f"sample {r['nodeid']} {r['baselineOutcome']} -> {r['outcome']}"
+                + (f" ({layers})" if layers else "")
             )
         else:
             parts.append(

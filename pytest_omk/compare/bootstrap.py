@@ -40,7 +40,11 @@ class Interval:
 
 
 def bootstrap_interval(
-    differences: Sequence[float], *, resamples: int = RESAMPLES, seed: int = SEED, confidence: float = CONFIDENCE
+    differences: Sequence[float],
+    *,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+    confidence: float = CONFIDENCE,
 ) -> Interval:
     """Percentile bootstrap interval of the mean of ``differences`` (see the module docstring)."""
     if not differences:
@@ -95,7 +99,9 @@ def compare_variants(rows: Sequence[Mapping[str, Any]], names: Sequence[str]) ->
         return []
 
     def composites(name: str) -> dict[tuple[str, str], float | None]:
-        return {(r["file"], r["sample_id"]): r["scores"]["composite"] for r in rows if r.get("variant") == name}
+        return {
+            (r["file"], r["sample_id"]): r["scores"]["composite"] for r in rows if r.get("variant") == name
+        }
 
     reference = composites(names[0])
     comparisons = []

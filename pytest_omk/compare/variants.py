@@ -41,7 +41,9 @@ def parse_variant(spec: str, base: Path) -> Variant:
     name, sep, raw_path = spec.partition("=")
     name, raw_path = name.strip(), raw_path.strip()
     if not sep or not name or not raw_path:
-        raise ConfigError(f"--omk-variant {spec!r} must look like NAME=PATH (e.g. concise=prompts/concise.md)")
+        raise ConfigError(
+            f"--omk-variant {spec!r} must look like NAME=PATH (e.g. concise=prompts/concise.md)"
+        )
     if not _NAME.fullmatch(name):
         raise ConfigError(
             f"--omk-variant name {name!r} may only contain letters, digits, '_', '.' and '-' "

@@ -40,7 +40,9 @@ def parse_shard(spec: str) -> Shard:
     """``"K/N"`` → :class:`Shard`; :class:`ConfigError` saying what is allowed otherwise."""
     match = _SPEC.fullmatch(spec)
     if match is None:
-        raise ConfigError(f"--omk-shard {spec!r} must look like K/N (for example 2/3: the second of three shards)")
+        raise ConfigError(
+            f"--omk-shard {spec!r} must look like K/N (for example 2/3: the second of three shards)"
+        )
     index, count = int(match.group(1)), int(match.group(2))
     if count < 1 or not 1 <= index <= count:
         raise ConfigError(f"--omk-shard {spec!r}: in K/N, N must be at least 1 and K between 1 and N")

@@ -44,7 +44,9 @@ class ModelCalls:
         """The recording :meth:`call` would replay for ``request``, without waiting; ``None`` otherwise."""
         return self.store.recorded(executor.id, request, endpoint=executor_endpoint(executor))
 
-    async def call(self, executor: Executor, request: ExecutionRequest, *, looked_up: bool = False) -> ExecutionResult:
+    async def call(
+        self, executor: Executor, request: ExecutionRequest, *, looked_up: bool = False
+    ) -> ExecutionResult:
         """Answer ``request`` with ``executor``, replaying a recording when the mode allows.
 
         ``looked_up``: :meth:`recorded` has just found no recording for it (not looked up again).
@@ -71,7 +73,9 @@ class ModelCalls:
                 result, retries = await tracked(self.progress, attempt, self.policy, self.limiter)
             return result.model_copy(update={"retries": retries, "replayed": False})
 
-        return await self.store.call(executor.id, request, live, endpoint=executor_endpoint(executor), looked_up=looked_up)
+        return await self.store.call(
+            executor.id, request, live, endpoint=executor_endpoint(executor), looked_up=looked_up
+        )
 
 
 async def tracked(

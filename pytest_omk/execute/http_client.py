@@ -53,7 +53,9 @@ def json_int(value: Any) -> int | None:
         return None
     if value < 0 or value > MAX_COUNT:
         shown = str(value) if len(str(value)) <= 20 else f"{str(value)[:20]}... ({len(str(value))} digits)"
-        raise ExecutionError(f"the provider reported an invalid token count {shown} (allowed: 0 to {MAX_COUNT})")
+        raise ExecutionError(
+            f"the provider reported an invalid token count {shown} (allowed: 0 to {MAX_COUNT})"
+        )
     return value
 
 
@@ -72,7 +74,11 @@ async def _capped_post(
         data = await read_capped(response.aiter_bytes(), MAX_RESPONSE_BYTES, _too_large)
     finally:
         await response.aclose()
-    kept = [(k, v) for k, v in response.headers.multi_items() if k.lower() not in ("content-encoding", "content-length")]
+    kept = [
+        (k, v)
+        for k, v in response.headers.multi_items()
+        if k.lower() not in ("content-encoding", "content-length")
+    ]
     return httpx.Response(response.status_code, headers=kept, content=data, request=request)
 
 

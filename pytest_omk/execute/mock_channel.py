@@ -63,7 +63,9 @@ class MockChannel:
         try:
             base = str(request.mock_base_dir) if request.mock_base_dir else None
             document = {"mocks": request.mocks, "baseDir": base, "strict": request.mocks_strict}
-            (folder / "mocks.json").write_text(json.dumps(document, ensure_ascii=False, indent=2), encoding="utf-8")
+            (folder / "mocks.json").write_text(
+                json.dumps(document, ensure_ascii=False, indent=2), encoding="utf-8"
+            )
             yield cls(folder)
         finally:
             shutil.rmtree(folder, ignore_errors=True)

@@ -25,7 +25,15 @@ from typing import Any
 from pytest_omk.errors import ExecutionError
 from pytest_omk.js.text import js_trim
 
-COUNTS = ("inputTokens", "outputTokens", "cacheReadTokens", "cacheCreationTokens", "numTurns", "fullNumTurns", "numSubAgents")
+COUNTS = (
+    "inputTokens",
+    "outputTokens",
+    "cacheReadTokens",
+    "cacheCreationTokens",
+    "numTurns",
+    "fullNumTurns",
+    "numSubAgents",
+)
 AMOUNTS = ("costUSD", "durationApiMs")
 STATUSES = ("success", "failure", "cancelled", "unknown")
 MAX_SAFE = 2**53 - 1
@@ -69,7 +77,7 @@ def _call_error(call: Any, at: str) -> str | None:
     if not isinstance(call, dict):
         return f"{at} must be an object"
     if not isinstance(call.get("tool"), str) or not js_trim(call["tool"]):
-        return f'{at}.tool must be a non-blank string'
+        return f"{at}.tool must be a non-blank string"
     if not isinstance(call.get("success"), bool):
         return f"{at}.success must be a boolean (true or false), got {call.get('success')!r}"
     status = call.get("status")
@@ -108,7 +116,9 @@ def check_answer(data: dict[str, Any], *, source: str) -> None:
     if problem is not None:
         raise ExecutionError(f"{source} answered malformed protocol JSON: {problem}")
     if data.get("ok") is False:
-        raise ExecutionError(f"{source} reported failure: {data.get('error') or 'ok: false without an error'}")
+        raise ExecutionError(
+            f"{source} reported failure: {data.get('error') or 'ok: false without an error'}"
+        )
     check_output(data.get("output"), source=source)
 
 

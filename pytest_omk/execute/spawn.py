@@ -19,7 +19,9 @@ from pytest_omk._util.proctree import kill_group
 
 async def start_session(program: str, *args: str, **kwargs: Any) -> asyncio.subprocess.Process:
     """``asyncio.create_subprocess_exec`` in a new session, safe against cancellation mid-start."""
-    starting = asyncio.ensure_future(asyncio.create_subprocess_exec(program, *args, start_new_session=True, **kwargs))
+    starting = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(program, *args, start_new_session=True, **kwargs)
+    )
     try:
         return await asyncio.shield(starting)
     except asyncio.CancelledError:

@@ -41,7 +41,9 @@ def tool_calls(execution: ExecutionResult) -> list[ToolCall]:
     return list(execution.toolCalls or [])
 
 
-def _needs_trace(grader: Callable[[A, list[ToolCall], Lower], Reading]) -> Callable[[A, GradeContext], Reading]:
+def _needs_trace(
+    grader: Callable[[A, list[ToolCall], Lower], Reading],
+) -> Callable[[A, GradeContext], Reading]:
     """Wrap a grader of the tool-call list so it reads missing when there is no trace."""
 
     def graded(a: A, ctx: GradeContext) -> Reading:
@@ -59,12 +61,14 @@ def _names(calls: list[ToolCall]) -> list[str]:
 def _called(names: list[str], calls: list[ToolCall], lower: Lower) -> list[bool]:
     """For each of ``names``, whether a call's tool has the same ``toLowerCase()``."""
     lowered = lower(*names, *(call.tool for call in calls))
-    seen = set(lowered[len(names):])
+    seen = set(lowered[len(names) :])
     return [name in seen for name in lowered[: len(names)]]
 
 
 def _tools_called(a: ToolsCalled, calls: list[ToolCall], lower: Lower) -> Reading:
-    absent = [name for name, called in zip(a.values, _called(a.values, calls, lower), strict=True) if not called]
+    absent = [
+        name for name, called in zip(a.values, _called(a.values, calls, lower), strict=True) if not called
+    ]
     if not absent:
         return Reading.passed(f"called {a.values!r}")
     return Reading.failed(
@@ -121,7 +125,9 @@ def _matching(
     texts = [haystack(call) for call in calls]
     wanted, lowered_needle, *rest = lower(tool, needle, *(call.tool for call in calls), *texts)
     names, lowered_texts = rest[: len(calls)], rest[len(calls) :]
-    mine = [(text, low) for text, name, low in zip(texts, names, lowered_texts, strict=True) if name == wanted]
+    mine = [
+        (text, low) for text, name, low in zip(texts, names, lowered_texts, strict=True) if name == wanted
+    ]
     hit = next((text for text, low in mine if lowered_needle in low), None)
     return [text for text, _ in mine], hit
 

@@ -159,7 +159,9 @@ def _custom(a: Custom, ctx: GradeContext) -> Reading:
     path = (ctx.base_dir / a.fn).resolve()
     base = ctx.base_dir.resolve()
     if path != base and base not in path.parents:
-        return Reading.error(f"custom check {a.fn!r}: the path leads outside the sample file's directory {base}")
+        return Reading.error(
+            f"custom check {a.fn!r}: the path leads outside the sample file's directory {base}"
+        )
     if not path.is_file():
         return Reading.error(f"custom check {a.fn!r}: file not found: {path}")
     context = {
@@ -170,7 +172,9 @@ def _custom(a: Custom, ctx: GradeContext) -> Reading:
     try:
         if suffix == ".py":
             return interpret(
-                a.fn, _run_python(path, ctx.output, context, ctx.custom_timeout, ctx.base_dir), allow_bool=True
+                a.fn,
+                _run_python(path, ctx.output, context, ctx.custom_timeout, ctx.base_dir),
+                allow_bool=True,
             )
         if suffix in NODE_SUFFIXES:
             result = _run_node(path, ctx.output, context, ctx.custom_timeout, ctx.base_dir)

@@ -85,11 +85,15 @@ def _score_at_least(metric: str, score: float, threshold: float, output: str) ->
 
 
 def _rouge_n_min(a: RougeNMin, ctx: GradeContext) -> Reading:
-    return _score_at_least(f"ROUGE-{a.n}", rouge_n(ctx.output, a.reference, a.n, lower=ctx.engine.lower), a.threshold, ctx.output)
+    return _score_at_least(
+        f"ROUGE-{a.n}", rouge_n(ctx.output, a.reference, a.n, lower=ctx.engine.lower), a.threshold, ctx.output
+    )
 
 
 def _bleu_min(a: BleuMin, ctx: GradeContext) -> Reading:
-    return _score_at_least("BLEU-4", bleu(ctx.output, a.reference, lower=ctx.engine.lower), a.threshold, ctx.output)
+    return _score_at_least(
+        "BLEU-4", bleu(ctx.output, a.reference, lower=ctx.engine.lower), a.threshold, ctx.output
+    )
 
 
 def _levenshtein_max(a: LevenshteinMax, ctx: GradeContext) -> Reading:

@@ -128,7 +128,9 @@ def _json_schema(a: JsonSchema, ctx: GradeContext) -> Reading:
     except JsTimeout as exc:
         return Reading.error(f"a pattern of the JSON Schema was not decided: {exc}")
     except (RecursionError, jsonschema.exceptions.SchemaError) as exc:
-        return Reading.error(f"the JSON Schema could not be applied ({type(exc).__name__}: {excerpt(str(exc))})")
+        return Reading.error(
+            f"the JSON Schema could not be applied ({type(exc).__name__}: {excerpt(str(exc))})"
+        )
     if error is None:
         return Reading.passed("the output is JSON matching the schema")
     return Reading.failed(

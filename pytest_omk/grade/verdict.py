@@ -108,9 +108,16 @@ def grade_run(sample: Sample, base_dir: Path, run: SampleRun, js: JsEngine) -> G
         execution=run.execution, sample=sample, base_dir=base_dir, judge_readings=run.judge.assertions, js=js
     )
     readings = grade_sample(assertions, ctx)
-    rubric = {name: run.judge.rubric.get(name) or Reading.missing(NO_JUDGE, "no-judge") for name in sample.rubric or {}}
+    rubric = {
+        name: run.judge.rubric.get(name) or Reading.missing(NO_JUDGE, "no-judge")
+        for name in sample.rubric or {}
+    }
     weights = {name: dim.weight for name, dim in (sample.rubric or {}).items()}
-    judge = judge_layer({n: r.score if r.status != "missing" else None for n, r in rubric.items()}, weights) if rubric else None
+    judge = (
+        judge_layer({n: r.score if r.status != "missing" else None for n, r in rubric.items()}, weights)
+        if rubric
+        else None
+    )
     return GradedRun(readings, rubric, score_sample(assertions, readings, judge))
 
 
@@ -152,8 +159,12 @@ def _run_passed(graded: GradedRun, settings: VerdictSettings) -> bool:
     return minimum is None or (composite is not None and composite >= minimum)
 
 
-def _repeated(sample: Sample, runs: list[SampleRun], graded: list[GradedRun], settings: VerdictSettings) -> Verdict:
-    pairs = [_aggregate([g.readings[i] for g in graded], settings) for i in range(len(sample.assertions or []))]
+def _repeated(
+    sample: Sample, runs: list[SampleRun], graded: list[GradedRun], settings: VerdictSettings
+) -> Verdict:
+    pairs = [
+        _aggregate([g.readings[i] for g in graded], settings) for i in range(len(sample.assertions or []))
+    ]
     rubric: dict[str, Reading] = {}
     detail: dict[str, dict[str, Any]] = {}
     for name in sample.rubric or {}:

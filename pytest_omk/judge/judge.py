@@ -223,7 +223,11 @@ class LLMJudge:
         return answers
 
     async def _reask(
-        self, plan: SamplePlan, jobs: Sequence[_Job], answers: list[ExecutionResult], replies: list[JudgeReply | str]
+        self,
+        plan: SamplePlan,
+        jobs: Sequence[_Job],
+        answers: list[ExecutionResult],
+        replies: list[JudgeReply | str],
     ) -> tuple[list[ExecutionResult], list[JudgeReply | str]]:
         """Ask once more where a reply was unusable (``failure=error`` only); the new reply counts.
 

@@ -26,7 +26,9 @@ def dimension_reading(
 ) -> tuple[Reading, tuple[Reading, ...], float | None]:
     """A dimension's reading from its replicates, each replicate's, and the valid scores' SD."""
     each = tuple(
-        passes(reply.score, threshold, reply.reason) if isinstance(reply, JudgeReply) else Reading.missing(reply, "judge-reply")
+        passes(reply.score, threshold, reply.reason)
+        if isinstance(reply, JudgeReply)
+        else Reading.missing(reply, "judge-reply")
         for reply in replies
     )
     valid = [reply for reply in replies if isinstance(reply, JudgeReply)]
@@ -35,7 +37,11 @@ def dimension_reading(
         if len(replies) == 1:
             return Reading.missing(defects[0], "judge-reply"), each, None
         unique = "; ".join(dict.fromkeys(defects))
-        return Reading.missing(f"no usable judge reply in {len(replies)} readings: {unique}", "judge-reply"), each, None
+        return (
+            Reading.missing(f"no usable judge reply in {len(replies)} readings: {unique}", "judge-reply"),
+            each,
+            None,
+        )
     scores = [float(reply.score) for reply in valid]
     mean = round2(js_sum(scores) / len(scores))
     sd = sample_sd(scores)

@@ -87,7 +87,9 @@ def split_directory_files(directory: Path) -> list[Path]:
     return [directory / name for name in names]
 
 
-def load_directory(directory: Path, *, display: str | None = None, js: JsEngine | None = None) -> SampleBundle:
+def load_directory(
+    directory: Path, *, display: str | None = None, js: JsEngine | None = None
+) -> SampleBundle:
     """Load a split directory: every eligible file is a complete v2 document."""
     shown = display or str(directory)
     try:

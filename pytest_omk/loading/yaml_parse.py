@@ -117,7 +117,9 @@ _IMPLICIT: list[tuple[str, str, str]] = [
 ]
 # Each tag's whole-scalar form: what an untagged scalar is resolved by, and what an explicitly
 # tagged one is checked against (``_typed_text``).
-_CORE_FORMS: dict[str, re.Pattern[str]] = {tag: re.compile(f"^(?:{pattern})$") for tag, pattern, _ in _IMPLICIT}
+_CORE_FORMS: dict[str, re.Pattern[str]] = {
+    tag: re.compile(f"^(?:{pattern})$") for tag, pattern, _ in _IMPLICIT
+}
 _OmkYamlLoader.yaml_implicit_resolvers = {}
 for _tag, _, _first in _IMPLICIT:
     _OmkYamlLoader.add_implicit_resolver(_tag, _CORE_FORMS[_tag], list(_first))
@@ -158,7 +160,9 @@ def parse_yaml(text: str, path: str) -> Any:
             at = path_to_mark(node, mark)
             where = format_path(at) if at else None
         line, column = (mark.line + 1, mark.column + 1) if mark is not None else (None, None)
-        raise SampleFileError(path, f"invalid YAML: {reason}", where=where, line=line, column=column) from None
+        raise SampleFileError(
+            path, f"invalid YAML: {reason}", where=where, line=line, column=column
+        ) from None
     except yaml.YAMLError as exc:
         raise SampleFileError(path, f"invalid YAML: {exc}") from None
     except RecursionError:
@@ -177,7 +181,12 @@ def _yaml_mark(exc: yaml.MarkedYAMLError) -> tuple[Any, str]:
     problem = exc.problem or exc.context or "invalid YAML"
     start, found = exc.context_mark, exc.problem_mark
     left_open = (exc.context or "").startswith(("while scanning", "while parsing a flow"))
-    if left_open and start is not None and found is not None and (start.line, start.column) != (found.line, found.column):
+    if (
+        left_open
+        and start is not None
+        and found is not None
+        and (start.line, start.column) != (found.line, found.column)
+    ):
         noticed = f"line {found.line + 1}, column {found.column + 1}"
         return start, f"{problem} ({exc.context} that starts here; noticed at {noticed})"
     return found or start, problem

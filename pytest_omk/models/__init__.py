@@ -16,7 +16,6 @@ if TYPE_CHECKING:
     from pytest_omk.models.sample import SCHEMA_VERSION, Requires, RubricDimension, Sample, SampleSet
 
 
-
 def _assertions() -> ModuleType:
     from pytest_omk.models import assertions
 

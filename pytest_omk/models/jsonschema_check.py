@@ -23,11 +23,73 @@ if TYPE_CHECKING:
 DRAFT_07 = "http://json-schema.org/draft-07/schema"
 
 KEYWORDS = frozenset(
-    ["$id", "$schema", "$ref", "$comment", "definitions", "$defs", "$vocabulary", "$async", "title", "description", "default", "deprecated", "readOnly", "writeOnly", "examples", "contentMediaType", "contentEncoding", "contentSchema", "type", "nullable", "const", "enum", "maximum", "minimum", "exclusiveMaximum", "exclusiveMinimum", "multipleOf", "maxLength", "minLength", "pattern", "maxProperties", "minProperties", "required", "maxItems", "minItems", "uniqueItems", "additionalItems", "items", "contains", "dependencies", "propertyNames", "additionalProperties", "properties", "patternProperties", "not", "anyOf", "oneOf", "allOf", "if", "then", "else"]
+    [
+        "$id",
+        "$schema",
+        "$ref",
+        "$comment",
+        "definitions",
+        "$defs",
+        "$vocabulary",
+        "$async",
+        "title",
+        "description",
+        "default",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+        "examples",
+        "contentMediaType",
+        "contentEncoding",
+        "contentSchema",
+        "type",
+        "nullable",
+        "const",
+        "enum",
+        "maximum",
+        "minimum",
+        "exclusiveMaximum",
+        "exclusiveMinimum",
+        "multipleOf",
+        "maxLength",
+        "minLength",
+        "pattern",
+        "maxProperties",
+        "minProperties",
+        "required",
+        "maxItems",
+        "minItems",
+        "uniqueItems",
+        "additionalItems",
+        "items",
+        "contains",
+        "dependencies",
+        "propertyNames",
+        "additionalProperties",
+        "properties",
+        "patternProperties",
+        "not",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "if",
+        "then",
+        "else",
+    ]
 )
 """Keywords a default Ajv 8 instance knows; in strict mode any other one is a compile error."""
 
-_ONE = ("additionalItems", "contains", "propertyNames", "additionalProperties", "not", "if", "then", "else", "contentSchema")
+_ONE = (
+    "additionalItems",
+    "contains",
+    "propertyNames",
+    "additionalProperties",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contentSchema",
+)
 _MANY = ("allOf", "anyOf", "oneOf")
 _MAPS = ("properties", "patternProperties", "definitions", "$defs")
 
@@ -56,8 +118,10 @@ def _problem_here(schema: dict[str, Any], at: str, js: JsEngine | None) -> str |
         if key not in KEYWORDS and key != "format":
             return f'unknown keyword "{key}" at {at}: a strict Ajv (the reference\'s validator) refuses the schema'
     if "format" in schema:
-        return (f'"format" at {at}: the reference\'s Ajv has no formats registered, so any format '
-                "makes the schema fail to compile")
+        return (
+            f'"format" at {at}: the reference\'s Ajv has no formats registered, so any format '
+            "makes the schema fail to compile"
+        )
     if "if" in schema and "then" not in schema and "else" not in schema:
         return f'"if" without "then" or "else" at {at}: a strict Ajv refuses it'
     for key in ("then", "else"):
@@ -81,8 +145,10 @@ def ajv_problem(schema: Any, js: JsEngine | None = None, at: str = "#") -> str |
     if at == "#" and "$schema" in schema:
         uri = schema["$schema"]
         if not isinstance(uri, str) or uri.rstrip("#") != DRAFT_07:
-            return (f'unknown JSON Schema dialect: "$schema" is {uri!r}, but the reference validates '
-                    f'with draft-07 only ("{DRAFT_07}#"), any other dialect fails to compile')
+            return (
+                f'unknown JSON Schema dialect: "$schema" is {uri!r}, but the reference validates '
+                f'with draft-07 only ("{DRAFT_07}#"), any other dialect fails to compile'
+            )
     found = _problem_here(schema, at, js)
     if found is not None:
         return found
@@ -121,7 +187,9 @@ def validator_for(schema: dict[str, Any], js: JsEngine) -> Any:
         if validator.is_type(instance, "string") and js.search(wanted, "u", instance) is None:
             yield jsonschema.ValidationError(f"{instance!r} does not match {wanted!r}")
 
-    def pattern_properties(validator: Any, patterns: dict[str, Any], instance: Any, schema: Any) -> Iterator[Any]:
+    def pattern_properties(
+        validator: Any, patterns: dict[str, Any], instance: Any, schema: Any
+    ) -> Iterator[Any]:
         if not validator.is_type(instance, "object"):
             return
         for wanted, sub in patterns.items():
@@ -136,15 +204,21 @@ def validator_for(schema: dict[str, Any], js: JsEngine) -> Any:
         patterns = list(schema.get("patternProperties", {}))
         others = [k for k in instance if k not in known and not any(js.search(p, "u", k) for p in patterns)]
         if extra is False and others:
-            yield jsonschema.ValidationError(f"additional properties are not allowed ({', '.join(map(repr, others))})")
+            yield jsonschema.ValidationError(
+                f"additional properties are not allowed ({', '.join(map(repr, others))})"
+            )
         elif isinstance(extra, dict):
             for key in others:
                 yield from validator.descend(instance[key], extra, path=key)
 
     cls = jsonschema.validators.create(
         meta_schema=draft7.META_SCHEMA,
-        validators={**draft7.VALIDATORS, "pattern": pattern, "patternProperties": pattern_properties,
-                    "additionalProperties": additional_properties},
+        validators={
+            **draft7.VALIDATORS,
+            "pattern": pattern,
+            "patternProperties": pattern_properties,
+            "additionalProperties": additional_properties,
+        },
         type_checker=draft7.TYPE_CHECKER,
         format_checker=None,  # type: ignore[arg-type]
         id_of=draft7.ID_OF,  # type: ignore[arg-type]

@@ -102,7 +102,8 @@ def build_report_schema() -> dict[str, Any]:
     properties = frame["properties"]
     # The generated sections keep their place among the document's properties.
     frame["properties"] = {
-        key: {"$ref": f"#/$defs/{_SECTIONS[key]}"} if key in _SECTIONS else value for key, value in properties.items()
+        key: {"$ref": f"#/$defs/{_SECTIONS[key]}"} if key in _SECTIONS else value
+        for key, value in properties.items()
     }
     frame["$defs"] = {**frame["$defs"], **sample_definitions()}
     return frame

@@ -12,7 +12,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from pytest_omk.models.tool_names import canonical_tool_name
 
 ReadingStatus = Literal["pass", "fail", "missing"]
-Cause = Literal["no-judge", "judge-reply", "judge-input", "no-trace", "no-telemetry", "child-missing", "check-error"]
+Cause = Literal[
+    "no-judge", "judge-reply", "judge-input", "no-trace", "no-telemetry", "child-missing", "check-error"
+]
 """Why a reading is missing, or an error: a code readers group and colour by, so that none of them
 parses the human message. ``no-judge``: no judge configured; ``judge-reply``: the judge's replies were
 unusable; ``judge-input``: nothing to judge against; ``no-trace``/``no-telemetry``: the executor did

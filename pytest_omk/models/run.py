@@ -154,4 +154,6 @@ class Resolver(Protocol):
 class Judge(Protocol):
     """Scores rubric dimensions and judge-scored assertions."""
 
-    async def judge(self, plan: SamplePlan, resolved: ResolvedText, execution: ExecutionResult) -> JudgeOutcome: ...
+    async def judge(
+        self, plan: SamplePlan, resolved: ResolvedText, execution: ExecutionResult
+    ) -> JudgeOutcome: ...

@@ -198,7 +198,9 @@ def _spell_out_rules(defs: dict[str, Any]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     """Write the committed schema files, or with ``--check`` report whether they are current."""
-    parser = argparse.ArgumentParser(prog="python -m pytest_omk.models.schema_export", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m pytest_omk.models.schema_export", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("--check", action="store_true", help="fail if a committed copy is out of date")
     parser.add_argument(
         "--root",

@@ -63,7 +63,11 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(collector, "omk-records")
     # pytest-html is loaded whenever it is installed; only a run writing its page (``--html``)
     # needs the columns and extras, which otherwise cost an HTML rendering per sample.
-    if config.pluginmanager.hasplugin("html") and config.getoption("htmlpath", None) and not hasattr(config, "workerinput"):
+    if (
+        config.pluginmanager.hasplugin("html")
+        and config.getoption("htmlpath", None)
+        and not hasattr(config, "workerinput")
+    ):
         from pytest_omk.plugin.pytest_html import PytestHtmlColumns
 
         config.pluginmanager.register(PytestHtmlColumns(), "omk-pytest-html")
@@ -85,7 +89,9 @@ def _register_explicit_samples(config: pytest.Config, session: OmkSession) -> No
     dirs: set[Path] = set()
     cli = config.getoption("omk_samples") or []
     base_cli = Path(config.invocation_params.dir)
-    paths = [base_cli / p for p in cli] if cli else [Path(config.rootpath) / p for p in session.settings.samples]
+    paths = (
+        [base_cli / p for p in cli] if cli else [Path(config.rootpath) / p for p in session.settings.samples]
+    )
     explicit_args = config.args_source == pytest.Config.ArgsSource.ARGS
     for path in paths:
         path = path.resolve()
@@ -124,7 +130,9 @@ def pytest_keyboard_interrupt(excinfo: pytest.ExceptionInfo[BaseException]) -> N
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, object, object]:
+def pytest_runtest_protocol(
+    item: pytest.Item, nextitem: pytest.Item | None
+) -> Generator[None, object, object]:
     # Around every implementation, so that a rerun plugin's further attempts are over too.
     try:
         return (yield)
@@ -155,7 +163,9 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Any:
         if found is None:
             return None
         if not isinstance(found, Path):
-            return AmbiguousSamples.from_parent(parent, path=file_path.parent / ".omk" / CANONICAL_NAMES[0], error=found)
+            return AmbiguousSamples.from_parent(
+                parent, path=file_path.parent / ".omk" / CANONICAL_NAMES[0], error=found
+            )
         return SampleFile.from_parent(parent, path=found, system_file=file_path)
     if name not in CANONICAL_NAMES:
         return misnamed_sample_file(file_path, parent)

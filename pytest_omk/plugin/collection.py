@@ -35,14 +35,18 @@ class CollectionHooks:
     ``is_sample`` tells a sample item from another test (the session knows the items it adopted).
     """
 
-    def __init__(self, config: pytest.Config, settings: Settings, is_sample: Callable[[pytest.Item], bool]) -> None:
+    def __init__(
+        self, config: pytest.Config, settings: Settings, is_sample: Callable[[pytest.Item], bool]
+    ) -> None:
         self.config = config
         self.settings = settings
         self._is_sample = is_sample
         self.order: dict[str, int] = {}
         self.samples = 0
         """How many sample items were collected (a large run freezes what it keeps at its end)."""
-        self._recordings_root = (settings.rootdir / settings.recordings).resolve() if settings.recordings else None
+        self._recordings_root = (
+            (settings.rootdir / settings.recordings).resolve() if settings.recordings else None
+        )
 
     @pytest.hookimpl(wrapper=True)
     def pytest_collection(self, session: pytest.Session) -> Generator[None, object, object]:
@@ -81,7 +85,9 @@ class CollectionHooks:
         freeze_survivors(self.samples)
 
 
-def check_sample_file(node: pytest.File, bundle: SampleBundle, settings: Settings, executor: Executor | None) -> None:
+def check_sample_file(
+    node: pytest.File, bundle: SampleBundle, settings: Settings, executor: Executor | None
+) -> None:
     """Raise :class:`ConfigError` for what the run cannot do with this file; warn for lint findings."""
     check_caps(node.path.name, bundle, settings.max_checks)
     if settings.lint:

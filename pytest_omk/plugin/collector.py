@@ -127,7 +127,9 @@ class RecordCollector:
             return self._rows
         rows = []
         for nodeid, kept in self.records.items():
-            kept.view["outcome"] = self.outcomes.get(nodeid, "unknown")  # in place: the views are the run's own
+            kept.view["outcome"] = self.outcomes.get(
+                nodeid, "unknown"
+            )  # in place: the views are the run's own
             rows.append(kept.view)
         rows.sort(key=lambda row: (row.get("order", 0), row["nodeid"]))
         return rows
@@ -169,7 +171,9 @@ class RecordCollector:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.targets.wanted:
             document = self._document(session, self.full_rows(), totals, analysis)
-            self.written = write_reports(document, self.targets, {*secrets_from_env(os.environ), *self.extra_secrets})
+            self.written = write_reports(
+                document, self.targets, {*secrets_from_env(os.environ), *self.extra_secrets}
+            )
 
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self) -> None:
@@ -237,4 +241,3 @@ def _outcome(report: pytest.TestReport) -> str | None:
     if report.when == "teardown" and report.failed:
         return "error"
     return None
-

@@ -17,7 +17,9 @@ def pytest_omk_make_executor(config: pytest.Config) -> Any:
     """
 
 
-def pytest_omk_junit_properties(item: pytest.Item, result: dict[str, Any], properties: list[tuple[str, str]]) -> None:
+def pytest_omk_junit_properties(
+    item: pytest.Item, result: dict[str, Any], properties: list[tuple[str, str]]
+) -> None:
     """Add, change or remove the JUnit properties of a sample item before they are written.
 
     ``result`` is the sample's entry of the JSON report; ``properties`` is a list of

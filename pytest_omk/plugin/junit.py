@@ -36,7 +36,11 @@ class SuiteLevelProperties:
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when != "teardown" or getattr(report, "omk_record", None) is None or not report.user_properties:
+        if (
+            report.when != "teardown"
+            or getattr(report, "omk_record", None) is None
+            or not report.user_properties
+        ):
             return
         xml = junit_xml(self.config)
         if xml is None:

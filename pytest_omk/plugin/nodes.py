@@ -75,7 +75,9 @@ class SampleItem(FullTraceback, pytest.Function):
     omk_record: dict[str, Any]
     """The sample's JSON-safe record, created in setup and completed by grading."""
 
-    def __init__(self, *, loaded: LoadedSample, bundle: SampleBundle, plan: SamplePlan, **kwargs: Any) -> None:
+    def __init__(
+        self, *, loaded: LoadedSample, bundle: SampleBundle, plan: SamplePlan, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.loaded = loaded
         self.bundle = bundle
@@ -112,7 +114,11 @@ class SampleItem(FullTraceback, pytest.Function):
     def shown_path(self) -> str:
         """The sample file's path as users see it."""
         parent = self.parent
-        return parent.shown_path if isinstance(parent, SampleFile) else display_path(self.path, self.config.rootpath)
+        return (
+            parent.shown_path
+            if isinstance(parent, SampleFile)
+            else display_path(self.path, self.config.rootpath)
+        )
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         parent = self.parent

@@ -38,7 +38,9 @@ class Planner:
             try:
                 self._system_texts[path] = path.read_text(encoding="utf-8")
             except OSError as exc:
-                raise pytest.UsageError(f"omk: cannot read system prompt file {path}: {exc.strerror}") from None
+                raise pytest.UsageError(
+                    f"omk: cannot read system prompt file {path}: {exc.strerror}"
+                ) from None
         return self._system_texts[path]
 
     def _real_dir(self, path: Path) -> Path:
@@ -57,7 +59,11 @@ class Planner:
         return None
 
     def plan_for(
-        self, loaded: LoadedSample, bundle: SampleBundle, system_file: Path | None, variant: Variant | None = None
+        self,
+        loaded: LoadedSample,
+        bundle: SampleBundle,
+        system_file: Path | None,
+        variant: Variant | None = None,
     ) -> SamplePlan:
         """The fixed inputs of one sample's run; a variant's file replaces every other system prompt."""
         from pytest_omk.models.run import SamplePlan  # with the format's models, on first use
@@ -67,7 +73,9 @@ class Planner:
             base_dir=bundle.base_dir,
             resolved_base=self._real_dir(bundle.base_dir),
             rootdir=self.settings.rootdir,
-            system=self.system_text(variant.path) if variant else self._system_for(system_file or bundle.system_file),
+            system=self.system_text(variant.path)
+            if variant
+            else self._system_for(system_file or bundle.system_file),
             model=self.settings.model,
             variant=variant.name if variant else None,
             source=loaded.source,
@@ -81,7 +89,9 @@ class Planner:
         for capability in sample.capability or []:
             marks.append(self._mark("omk_capability", capability, name=capability))
         if sample.tripwire:
-            marks.append(self._mark("xfail", strict=False, reason="tripwire sample: the model is expected to fail"))
+            marks.append(
+                self._mark("xfail", strict=False, reason="tripwire sample: the model is expected to fail")
+            )
         return marks
 
     def _mark(self, marker: str, /, *args: str, **kwargs: str | bool) -> pytest.MarkDecorator:

@@ -36,12 +36,14 @@ class PytestHtmlColumns:
         self.records[report.nodeid] = record
         from pytest_html import extras
 
-        extra = extras.html(f"<div class=\"omk\">{readings_html(record)}</div>")
+        extra = extras.html(f'<div class="omk">{readings_html(record)}</div>')
         report.extras = [*getattr(report, "extras", []), extra]  # type: ignore[attr-defined]  # pytest-html reads it
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_html_results_table_header(self, cells: list[str]) -> None:
-        headers = [f'<th class="sortable" data-column-type="omk_{key}">{title}</th>' for key, title in COLUMNS]
+        headers = [
+            f'<th class="sortable" data-column-type="omk_{key}">{title}</th>' for key, title in COLUMNS
+        ]
         headers.append('<th class="sortable" data-column-type="omk_cost">Cost</th>')
         cells[_INSERT_AT:_INSERT_AT] = headers
 
@@ -55,4 +57,6 @@ class PytestHtmlColumns:
         values = [score_text(scores.get(key)) if record else "" for key, _ in COLUMNS]
         values.append(money(sample_cost(record)) if record and sample_cost(record) is not None else "")
         keys = [*(key for key, _ in COLUMNS), "cost"]
-        cells[_INSERT_AT:_INSERT_AT] = [f'<td class="col-omk_{k}">{v}</td>' for k, v in zip(keys, values, strict=True)]
+        cells[_INSERT_AT:_INSERT_AT] = [
+            f'<td class="col-omk_{k}">{v}</td>' for k, v in zip(keys, values, strict=True)
+        ]

@@ -61,7 +61,9 @@ class OmkSession:
         self.collection = CollectionHooks(config, settings, is_sample=lambda item: id(item) in self._adopted)
         self._items: list[pytest.Item] = []
         self._attempts = Attempts()
-        self._adopted: dict[int, SampleItem] = {}  # handed over by collection, by id (items include other tests)
+        self._adopted: dict[
+            int, SampleItem
+        ] = {}  # handed over by collection, by id (items include other tests)
         self._js: JsEngine | None = None
 
     @property
@@ -69,6 +71,7 @@ class OmkSession:
         """This process's V8 engine for JavaScript semantics (its context starts on first use)."""
         if self._js is None:
             from pytest_omk.js.v8 import JsEngine
+
             self._js = JsEngine()
         return self._js
 
@@ -113,8 +116,12 @@ class OmkSession:
         self.calls.progress.plan(len(items))
         concurrency = self.settings.concurrency
         self._window = PrefetchWindow(
-            items, window_size(concurrency), refill_mark(concurrency), start=lambda item: self.start(item) is not None,
-            waiting=lambda: len(self.launcher.futures), seen=self._attempts.seen,
+            items,
+            window_size(concurrency),
+            refill_mark(concurrency),
+            start=lambda item: self.start(item) is not None,
+            waiting=lambda: len(self.launcher.futures),
+            seen=self._attempts.seen,
         )
         self._window.fill()
 
@@ -137,6 +144,7 @@ class OmkSession:
     def setup_item(self, item: SampleItem) -> None:
         """Setup phase: skip, or wait for the item's model calls (failure = ERROR)."""
         from pytest_omk.report.records import new_record  # imports the report models
+
         executor = self.executor
         item.omk_record = new_record(
             nodeid=item.nodeid,
@@ -155,8 +163,12 @@ class OmkSession:
         assert future is not None
         try:
             item.omk_runs = wait_for_runs(
-                self.config, future, progress=self.calls.progress, interval=self.settings.status_interval,
-                feed=self._feed, start_indices=self._start_indices,
+                self.config,
+                future,
+                progress=self.calls.progress,
+                interval=self.settings.status_interval,
+                feed=self._feed,
+                start_indices=self._start_indices,
             )
             item.omk_run = item.omk_runs[0]
         except concurrent.futures.CancelledError:
@@ -228,10 +240,13 @@ class OmkSession:
         return make_scheduler(config, log, self.settings.concurrency)
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, Any]:
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, Any, Any]:
         record = getattr(item, "omk_record", None)
         if call.when == "teardown" and record is not None and self._junit:
             from pytest_omk.plugin.junit import add_junit_properties
+
             add_junit_properties(item, record)
         report = yield
         scrubber = self.calls.scrubber
@@ -258,4 +273,3 @@ class OmkSession:
             self._js.close()
             self._js = None
         self.launcher.close(self.calls.aclose)
-

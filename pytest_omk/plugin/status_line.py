@@ -39,7 +39,13 @@ class StatusLine:
     """Draws the status of ``progress`` on ``terminalreporter`` while waiting for a future."""
 
     def __init__(
-        self, terminalreporter: Any, progress: SnapshotSource, *, interval: float, tty: bool, capture: Any = None
+        self,
+        terminalreporter: Any,
+        progress: SnapshotSource,
+        *,
+        interval: float,
+        tty: bool,
+        capture: Any = None,
     ) -> None:
         self._reporter = terminalreporter
         self._capture = capture

@@ -63,10 +63,15 @@ def fill_record(wire: dict[str, Any], sample: Sample, runs: list[SampleRun], gra
 def checks(sample: Sample, graded: Verdict) -> list[tuple[str, Reading]]:
     """Each check's subtest message and reading: assertions by index, then rubric dimensions."""
     labels = [f"assertion {i}: {a.type}" for i, a in enumerate(sample.assertions or [])]
-    return [*zip(labels, graded.readings, strict=True), *((f"rubric: {n}", r) for n, r in graded.rubric.items())]
+    return [
+        *zip(labels, graded.readings, strict=True),
+        *((f"rubric: {n}", r) for n, r in graded.rubric.items()),
+    ]
 
 
-def report_checks(item: SampleItem, checked: list[tuple[str, Reading]], *, strict: bool, tripwire: bool) -> None:
+def report_checks(
+    item: SampleItem, checked: list[tuple[str, Reading]], *, strict: bool, tripwire: bool
+) -> None:
     """One subtest per check, in order: passes in batches, the others through ``subtests.test``."""
     passed: list[str] = []
     for message, reading in checked:

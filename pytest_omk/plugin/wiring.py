@@ -60,7 +60,10 @@ class CallWiring:
         from pytest_omk.run.startup_checks import check_executor_spec
 
         try:
-            for spec, option in ((self.settings.executor, "--omk-executor"), (self.judge_spec, "--omk-judge")):
+            for spec, option in (
+                (self.settings.executor, "--omk-executor"),
+                (self.judge_spec, "--omk-judge"),
+            ):
                 if spec:
                     check_executor_spec(spec, BUILTIN_EXECUTORS, option=option)
         except ConfigError as exc:
@@ -81,7 +84,9 @@ class CallWiring:
                 check = recorded_here(stages.calls.store, self._executor, runnable, self.settings.repeat)
                 check_live_key(self._executor, mode, check.labels, check.recorded)
             if missing_key(self._judge_executor) is not None and mode != "none":
-                check_live_key(self._judge_executor, mode, judged(runnable), lambda _: True, option="--omk-judge")
+                check_live_key(
+                    self._judge_executor, mode, judged(runnable), lambda _: True, option="--omk-judge"
+                )
         except ConfigError as exc:
             raise pytest.UsageError(f"omk: {exc}") from None
 
@@ -139,7 +144,10 @@ class CallWiring:
             from pytest_omk.run.pipeline import Stages
 
             store = RecordingStore(
-                self._recordings_dir(), self.settings.record_mode, warn=self._warn, started_ns=run_started_ns(self.config)
+                self._recordings_dir(),
+                self.settings.record_mode,
+                warn=self._warn,
+                started_ns=run_started_ns(self.config),
             )
             if store.replay_only:
                 executor = ReplayOnly(executor)  # no transport: a replay-only run cannot call a model
@@ -151,7 +159,9 @@ class CallWiring:
                 progress=self.progress,
             )
             resolver = self._make_resolver(store)
-            self._stages = Stages(calls=calls, executor=executor, resolver=resolver, judge=self._make_judge(calls))
+            self._stages = Stages(
+                calls=calls, executor=executor, resolver=resolver, judge=self._make_judge(calls)
+            )
         return self._stages
 
     def _concurrency(self) -> int:

@@ -79,7 +79,9 @@ def touch(path: Path) -> None:
         os.utime(path)
 
 
-def stale(documents: Iterable[tuple[Path, str | None, str]], ran: set[tuple[str, str]], started_ns: int) -> list[Path]:
+def stale(
+    documents: Iterable[tuple[Path, str | None, str]], ran: set[tuple[str, str]], started_ns: int
+) -> list[Path]:
     """Recordings ``(path, file, label)`` of samples that ran (``(file, label)`` in ``ran``) that
     this run did not use (modified before ``started_ns``)."""
     found = []

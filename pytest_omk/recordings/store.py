@@ -68,7 +68,9 @@ class RecordingStore:
         # iterating os.environ meanwhile raises KeyError.
         self.environment = environment_snapshot()
         """The environment as it was when the store was made (the session's scrubber reuses it)."""
-        self._paths = RecordingPaths(self.directory or Path(), (*secrets, *secrets_from_env(self.environment)))
+        self._paths = RecordingPaths(
+            self.directory or Path(), (*secrets, *secrets_from_env(self.environment))
+        )
         self._warn_callback = warn
         self._index = RecordingIndex(self.directory) if self.directory is not None else None
         self._reader = DocumentReader(mode, self._warn)
@@ -192,7 +194,11 @@ class RecordingStore:
             return await live()  # nothing to look up or write: no key, no dump, no thread hop
         if not looked_up and (replayed := self.recorded(executor_id, request, endpoint=endpoint)) is not None:
             return replayed
-        kind, identity, label = request.purpose, call_identity(executor_id, request, endpoint), request.sample_id
+        kind, identity, label = (
+            request.purpose,
+            call_identity(executor_id, request, endpoint),
+            request.sample_id,
+        )
         if self.replays and (self.replay_only or self._once_and_recorded(request.source)):
             raise ReplayMissError(self.explain_miss(kind, identity, label=label))
         result = await live()
@@ -202,11 +208,15 @@ class RecordingStore:
             await asyncio.to_thread(self.put, kind, identity, payload, label=label, source=request.source)
         return result
 
-    def recorded(self, executor_id: str, request: ExecutionRequest, *, endpoint: str | None = None) -> ExecutionResult | None:
+    def recorded(
+        self, executor_id: str, request: ExecutionRequest, *, endpoint: str | None = None
+    ) -> ExecutionResult | None:
         """What :meth:`call` would replay for ``request``, read now; ``None``: a miss, or no replay mode."""
         if not self.replays:
             return None
-        document = self._lookup(request.purpose, call_identity(executor_id, request, endpoint), request.sample_id)
+        document = self._lookup(
+            request.purpose, call_identity(executor_id, request, endpoint), request.sample_id
+        )
         return None if document is None else self._reader.result(document)
 
     def explain_miss(self, kind: str, identity: Mapping[str, Any], *, label: str = "") -> str:

@@ -18,18 +18,24 @@ def cell(value: float | None, *, signed: bool = False) -> str:
     return f"{value:+.2f}" if signed else f"{value:.2f}"
 
 
-def table(header: Sequence[str], body: Sequence[Sequence[str]], *, left: int = 1, indent: str = "  ") -> list[str]:
+def table(
+    header: Sequence[str], body: Sequence[Sequence[str]], *, left: int = 1, indent: str = "  "
+) -> list[str]:
     """Aligned columns: the first ``left`` columns left-justified, the rest right-justified."""
     rows = [list(header), *(list(r) for r in body)]
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     return [
         indent
-        + "  ".join(c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))).rstrip()
+        + "  ".join(
+            c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        ).rstrip()
         for r in rows
     ]
 
 
-def variant_lines(variants: Sequence[Mapping[str, Any]], comparisons: Sequence[Mapping[str, Any]]) -> list[str]:
+def variant_lines(
+    variants: Sequence[Mapping[str, Any]], comparisons: Sequence[Mapping[str, Any]]
+) -> list[str]:
     """Per-variant means, then each variant's paired comparison with the first one."""
     if not variants:
         return []
@@ -51,7 +57,11 @@ def variant_lines(variants: Sequence[Mapping[str, Any]], comparisons: Sequence[M
         )
         for c in comparisons:
             interval = c["interval"]
-            spread = f" [{cell(interval['low'], signed=True)}, {cell(interval['high'], signed=True)}]" if interval else ""
+            spread = (
+                f" [{cell(interval['low'], signed=True)}, {cell(interval['high'], signed=True)}]"
+                if interval
+                else ""
+            )
             lines.append(
                 f"  {c['variant']} - {c['reference']}: {cell(c['meanDifference'], signed=True)}{spread} "
                 f"over {c['pairs']} samples: {c['verdict']}"

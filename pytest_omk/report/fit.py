@@ -19,7 +19,9 @@ def _render(table: Sequence[Sequence[str]], left: int) -> list[str]:
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
     lines = []
     for row in table:
-        cells = [c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))]
+        cells = [
+            c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        ]
         lines.append(_GAP.join(cells).rstrip())
     return lines
 

@@ -79,12 +79,20 @@ def summary_view(record: dict[str, Any]) -> dict[str, Any]:
     Only missing readings are kept (with their type and cause): the totals count why the judge gave
     none, and nothing at the end of the run reads a passed or failed reading's text.
     """
-    view = {key: _shared(value) if key in _REPEATED else value for key, value in record.items() if key not in _REPORT_ONLY}
+    view = {
+        key: _shared(value) if key in _REPEATED else value
+        for key, value in record.items()
+        if key not in _REPORT_ONLY
+    }
     execution = record.get("execution")
     view["execution"] = None if execution is None else {key: execution.get(key) for key in _EXECUTION_FIELDS}
-    view["assertions"] = [_missing(entry) for entry in record.get("assertions") or [] if entry.get("status") == "missing"]
+    view["assertions"] = [
+        _missing(entry) for entry in record.get("assertions") or [] if entry.get("status") == "missing"
+    ]
     view["rubric"] = {
-        name: _missing(entry) for name, entry in (record.get("rubric") or {}).items() if entry.get("status") == "missing"
+        name: _missing(entry)
+        for name, entry in (record.get("rubric") or {}).items()
+        if entry.get("status") == "missing"
     }
     return view
 
@@ -100,5 +108,7 @@ def _shared(value: Any) -> Any:
     if isinstance(value, list):
         return [_shared(item) for item in value]
     if isinstance(value, dict):
-        return {sys.intern(key) if isinstance(key, str) else key: _shared(item) for key, item in value.items()}
+        return {
+            sys.intern(key) if isinstance(key, str) else key: _shared(item) for key, item in value.items()
+        }
     return value

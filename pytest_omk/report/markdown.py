@@ -83,17 +83,26 @@ def _comparisons(document: Doc) -> list[str]:
     variants: Sequence[Doc] = document.get("variants") or []
     if not variants:
         return []
-    lines = ["", "### Variants", "", "| variant | samples | passed | failed | " + " | ".join(SCORE_COLUMNS) + " |",
-             "|---|---:|---:|---:|" + "---:|" * len(SCORE_COLUMNS)]
+    lines = [
+        "",
+        "### Variants",
+        "",
+        "| variant | samples | passed | failed | " + " | ".join(SCORE_COLUMNS) + " |",
+        "|---|---:|---:|---:|" + "---:|" * len(SCORE_COLUMNS),
+    ]
     for v in variants:
         scores = " | ".join(score_text(v["means"].get(layer)) for layer in SCORE_COLUMNS)
         outcomes = v.get("outcomes") or {}
-        lines.append(f"| {cell(v['name'])} | {v['samples']} | {outcomes.get('passed', 0)} | {outcomes.get('failed', 0)} | {scores} |")
+        lines.append(
+            f"| {cell(v['name'])} | {v['samples']} | {outcomes.get('passed', 0)} | {outcomes.get('failed', 0)} | {scores} |"
+        )
     lines.append("")
     for c in document.get("comparisons") or []:
         interval = c.get("interval") or {}
         if c.get("meanDifference") is None or not interval:
-            lines.append(f"- {cell(c['variant'])} − {cell(c['reference'])}: {cell(c.get('verdict', 'not compared'))}")
+            lines.append(
+                f"- {cell(c['variant'])} − {cell(c['reference'])}: {cell(c.get('verdict', 'not compared'))}"
+            )
             continue
         lines.append(
             f"- {cell(c['variant'])} − {cell(c['reference'])} ({cell(c.get('metric', 'composite'))}): "
@@ -108,11 +117,21 @@ def _regressions(document: Doc) -> list[str]:
     if not baseline:
         return []
     parts = regression_parts(baseline)
-    head = ["", "### Baseline", "", f"Compared with {cell(baseline.get('path', ''))}: {baseline.get('matched', 0)} "
-            f"samples matched, {baseline.get('new', 0)} new, {baseline.get('notRun', 0)} not run."]
+    head = [
+        "",
+        "### Baseline",
+        "",
+        f"Compared with {cell(baseline.get('path', ''))}: {baseline.get('matched', 0)} "
+        f"samples matched, {baseline.get('new', 0)} new, {baseline.get('notRun', 0)} not run.",
+    ]
     if not parts:
         return [*head, "", "No regressions."]
-    return [*head, "", f"**{len(parts)} regression{'s' if len(parts) != 1 else ''}:**", *(f"- {cell(p)}" for p in parts)]
+    return [
+        *head,
+        "",
+        f"**{len(parts)} regression{'s' if len(parts) != 1 else ''}:**",
+        *(f"- {cell(p)}" for p in parts),
+    ]
 
 
 def _failed_row(sample: Doc) -> str:
@@ -124,10 +143,20 @@ def _failed_row(sample: Doc) -> str:
 def _failed_section(rows: list[str], total: int) -> list[str]:
     if not total:
         return []
-    lines = ["", f"### Failed samples ({total})", "", "| sample | outcome | composite | reasons |", "|---|---|---:|---|", *rows]
+    lines = [
+        "",
+        f"### Failed samples ({total})",
+        "",
+        "| sample | outcome | composite | reasons |",
+        "|---|---|---:|---|",
+        *rows,
+    ]
     if len(rows) < total:
-        lines += ["", f"_{total - len(rows)} more failed samples not shown: the summary is limited in size. "
-                      "See the JSON or HTML report for every sample._"]
+        lines += [
+            "",
+            f"_{total - len(rows)} more failed samples not shown: the summary is limited in size. "
+            "See the JSON or HTML report for every sample._",
+        ]
     return lines
 
 

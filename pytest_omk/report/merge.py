@@ -61,9 +61,13 @@ def order_shards(reports: Sequence[tuple[Path, dict[str, Any]]]) -> list[tuple[P
             raise ConfigError(f"{path} is not a shard's report (it was written without --omk-shard K/N)")
     counts = {shard.count for shard in shards if shard is not None}
     if len(counts) != 1:
-        raise ConfigError(f"the reports come from different shard counts: {', '.join(map(str, sorted(counts)))}")
+        raise ConfigError(
+            f"the reports come from different shard counts: {', '.join(map(str, sorted(counts)))}"
+        )
     (count,) = counts
-    by_index = {shard.index: report for shard, report in zip(shards, reports, strict=True) if shard is not None}
+    by_index = {
+        shard.index: report for shard, report in zip(shards, reports, strict=True) if shard is not None
+    }
     if len(by_index) != len(reports):
         raise ConfigError("a shard is given twice: " + ", ".join(str(s) for s in shards))
     missing = [str(Shard(i, count)) for i in range(1, count + 1) if i not in by_index]
@@ -94,7 +98,9 @@ def _check_record(path: Path, sample: Any) -> None:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "the sample"
         nodeid = sample.get("nodeid") if isinstance(sample, dict) else None
-        raise ConfigError(f"{path}: sample {nodeid or '?'} is not a pytest-omk record ({where}: {first['msg']})") from None
+        raise ConfigError(
+            f"{path}: sample {nodeid or '?'} is not a pytest-omk record ({where}: {first['msg']})"
+        ) from None
 
 
 def merge_reports(paths: Sequence[Path], *, baseline: Path | None = None, cwd: Path | None = None) -> Merged:
@@ -103,7 +109,7 @@ def merge_reports(paths: Sequence[Path], *, baseline: Path | None = None, cwd: P
     reports = order_shards([(path, read_report(path)) for path in paths])
     rows: list[dict[str, Any]] = [sample for _, document in reports for sample in document["samples"]]
     seen: dict[str, Path] = {}
-    for (path, document) in reports:
+    for path, document in reports:
         for sample in document["samples"]:
             _check_record(path, sample)
             if sample["nodeid"] in seen:

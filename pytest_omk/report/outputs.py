@@ -29,7 +29,11 @@ class ReportTargets:
 
     @classmethod
     def from_options(
-        cls, report: str | None, html: str | None, markdown: str | None, environ: Mapping[str, str],
+        cls,
+        report: str | None,
+        html: str | None,
+        markdown: str | None,
+        environ: Mapping[str, str],
         resolve: Callable[[str], Path],
     ) -> ReportTargets:
         """The targets of the ``--omk-report/-html/-markdown`` values and the environment."""
@@ -54,7 +58,9 @@ class Written(NamedTuple):
     failed: bool = False
 
 
-def write_reports(document: Mapping[str, Any], targets: ReportTargets, secrets: Iterable[str]) -> list[Written]:
+def write_reports(
+    document: Mapping[str, Any], targets: ReportTargets, secrets: Iterable[str]
+) -> list[Written]:
     """Render and write every wanted report; returns one line per report written or failed."""
     clean: dict[str, Any] = Scrubber(secrets).data(document)
     lines: list[Written] = []
@@ -70,7 +76,9 @@ def write_reports(document: Mapping[str, Any], targets: ReportTargets, secrets: 
         try:
             _write(path, render, append=append)
         except OSError as exc:
-            lines.append(Written(f"omk: cannot write the {label} to {path}: {exc.strerror or exc}", failed=True))
+            lines.append(
+                Written(f"omk: cannot write the {label} to {path}: {exc.strerror or exc}", failed=True)
+            )
         else:
             if label != "JSON report":
                 lines.append(Written(f"omk: {label} written to {path}"))

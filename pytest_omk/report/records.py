@@ -46,23 +46,30 @@ def execution_record(execution: ExecutionResult | None) -> dict[str, Any] | None
         if (value := getattr(execution, key)) is not None:
             record[key] = value
     calls = execution.toolCalls
-    record["toolCalls"] = None if calls is None else [c.model_dump(mode="json", exclude_none=True) for c in calls]
+    record["toolCalls"] = (
+        None if calls is None else [c.model_dump(mode="json", exclude_none=True) for c in calls]
+    )
     record["replayed"] = execution.replayed
     record["retries"] = execution.retries
     return record
 
 
-def assertion_records(assertions: Sequence[AssertionBase], readings: Sequence[Reading]) -> list[dict[str, Any]]:
+def assertion_records(
+    assertions: Sequence[AssertionBase], readings: Sequence[Reading]
+) -> list[dict[str, Any]]:
     """One entry per top-level assertion."""
     return [
-        _with_cause({
-            "index": index,
-            "type": assertion.type,  # type: ignore[attr-defined]
-            "layer": assertion_layer(assertion),
-            "weight": assertion.weight,
-            "status": reading.status,
-            "message": reading.message,
-        }, reading)
+        _with_cause(
+            {
+                "index": index,
+                "type": assertion.type,  # type: ignore[attr-defined]
+                "layer": assertion_layer(assertion),
+                "weight": assertion.weight,
+                "status": reading.status,
+                "message": reading.message,
+            },
+            reading,
+        )
         for index, (assertion, reading) in enumerate(zip(assertions, readings, strict=True))
     ]
 
@@ -70,12 +77,15 @@ def assertion_records(assertions: Sequence[AssertionBase], readings: Sequence[Re
 def rubric_records(sample: Sample, readings: dict[str, Reading]) -> dict[str, dict[str, Any]]:
     """One entry per rubric dimension."""
     return {
-        name: _with_cause({
-            "score": readings[name].score,
-            "weight": dim.weight,
-            "reason": readings[name].message,
-            "status": readings[name].status,
-        }, readings[name])
+        name: _with_cause(
+            {
+                "score": readings[name].score,
+                "weight": dim.weight,
+                "reason": readings[name].message,
+                "status": readings[name].status,
+            },
+            readings[name],
+        )
         for name, dim in (sample.rubric or {}).items()
     }
 
@@ -142,7 +152,14 @@ def model_calls(run: SampleRun) -> dict[str, int]:
 
 
 def new_record(
-    *, nodeid: str, file: str, sample: Sample, variant: str | None, executor: str | None, model: str | None, order: int
+    *,
+    nodeid: str,
+    file: str,
+    sample: Sample,
+    variant: str | None,
+    executor: str | None,
+    model: str | None,
+    order: int,
 ) -> dict[str, Any]:
     """A sample's record (wire form) before anything ran: errors and skips are reported with it too.
 

@@ -17,13 +17,17 @@ from pytest_omk.models.run import SampleRun
 from pytest_omk.report.records import assertion_records, execution_record, model_calls, rubric_records
 
 
-def repeated_parts(sample: Sample, runs: list[SampleRun], graded: Verdict, repeats: Repeats) -> dict[str, Any]:
+def repeated_parts(
+    sample: Sample, runs: list[SampleRun], graded: Verdict, repeats: Repeats
+) -> dict[str, Any]:
     """The graded parts of a repeated sample's record, as JSON values (the first run's execution
     stands for all). Each entry with its tallies goes through its model, which puts the keys in
     the record's order."""
     assertions = [
         AssertionEntry.model_validate({**entry, "runs": tally}).model_dump(mode="json")
-        for entry, tally in zip(assertion_records(list(sample.assertions or []), graded.readings), repeats.tallies, strict=True)
+        for entry, tally in zip(
+            assertion_records(list(sample.assertions or []), graded.readings), repeats.tallies, strict=True
+        )
     ]
     calls = [model_calls(run) for run in runs]
     return {

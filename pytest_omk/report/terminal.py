@@ -21,7 +21,10 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     costs = [cost for cost in map(_cost, rows) if cost is not None]
     # Why judge readings are missing, most frequent first, grouped by the readings' cause codes.
     reasons = Counter(
-        _reason(entry.get("cause")) for r in rows for entry in r["rubric"].values() if entry["status"] == "missing"
+        _reason(entry.get("cause"))
+        for r in rows
+        for entry in r["rubric"].values()
+        if entry["status"] == "missing"
     )
     reasons.update(
         _reason(entry.get("cause"))
@@ -102,14 +105,24 @@ def _repeat_cells(repeats: dict[str, Any] | None) -> list[str]:
     return [f"{repeats['passed']}/{repeats['n']}", "-" if sd is None else f"{sd:.3f}"]
 
 
-def render_summary(rows: list[dict[str, Any]], *, verbose: bool, width: int = 80, wide: bool = False) -> list[str]:
+def render_summary(
+    rows: list[dict[str, Any]], *, verbose: bool, width: int = 80, wide: bool = False
+) -> list[str]:
     """Lines of the section: a table of samples (unless quiet) in ``width`` columns (all of it when
     ``wide``), then the totals."""
     lines: list[str] = []
     if verbose:
         # With --omk-repeat: the passed runs and the composite's SD across runs, after the outcome.
         repeated = any(r.get("repeats") for r in rows)
-        header = ["sample", "outcome", *(["runs", "sd"] if repeated else []), *LAYER_COLUMNS, "cost", "latency", "replayed"]
+        header = [
+            "sample",
+            "outcome",
+            *(["runs", "sd"] if repeated else []),
+            *LAYER_COLUMNS,
+            "cost",
+            "latency",
+            "replayed",
+        ]
         table = [header]
         for r in rows:
             execution = r["execution"] or {}
@@ -130,21 +143,19 @@ def render_summary(rows: list[dict[str, Any]], *, verbose: bool, width: int = 80
         lines.append("")
     totals = summarize(rows)
     means = totals["means"]
-    lines.append(
-        "mean: "
-        + "  ".join(f"{layer} {_cell(means[layer])}" for layer in LAYER_COLUMNS)
-    )
+    lines.append("mean: " + "  ".join(f"{layer} {_cell(means[layer])}" for layer in LAYER_COLUMNS))
     counts = totals["outcomes"]
     lines.append(
         f"samples: {totals['samples']}  "
-        + "  ".join(f"{k} {counts[k]}" for k in ("passed", "failed", "error", "skipped", "xfailed", "xpassed") if k in counts)
+        + "  ".join(
+            f"{k} {counts[k]}"
+            for k in ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+            if k in counts
+        )
     )
     calls = totals["modelCalls"]
     cost = totals["costUSD"]
-    lines.append(
-        f"model calls: {calls['live']} live, {calls['replayed']} replayed  "
-        f"cost: {money(cost)}"
-    )
+    lines.append(f"model calls: {calls['live']} live, {calls['replayed']} replayed  cost: {money(cost)}")
     if totals["judgeReadingsMissing"]:
         causes = "; ".join(f"{count} × {why}" for why, count in totals["judgeMissingReasons"].items())
         lines.append(f"judge readings missing: {totals['judgeReadingsMissing']} ({causes})")

@@ -31,7 +31,9 @@ class Launcher:
     ``stages`` builds the call path when the first sample starts; ``repeat`` is ``--omk-repeat``.
     """
 
-    def __init__(self, stages: Callable[[], Stages], progress: Callable[[], CallProgress], repeat: int) -> None:
+    def __init__(
+        self, stages: Callable[[], Stages], progress: Callable[[], CallProgress], repeat: int
+    ) -> None:
         self._stages = stages
         self._progress = progress
         self._repeat = repeat
@@ -82,7 +84,9 @@ class Launcher:
         progress = self._progress()
         progress.sample_started()
         future.add_done_callback(
-            lambda done: progress.sample_finished(failed=not done.cancelled() and done.exception() is not None)
+            lambda done: progress.sample_finished(
+                failed=not done.cancelled() and done.exception() is not None
+            )
         )
         return future
 

@@ -42,7 +42,9 @@ class LiveNeeds:
     recorded: Callable[[str], bool]
 
 
-def recorded_here(store: RecordingStore, executor: Executor, items: Sequence[Planned], repeat: int) -> LiveNeeds:
+def recorded_here(
+    store: RecordingStore, executor: Executor, items: Sequence[Planned], repeat: int
+) -> LiveNeeds:
     """The :class:`LiveNeeds` of ``executor``'s calls for ``items`` against ``store``."""
     by_id = {item.nodeid: item for item in items}
     endpoint = executor_endpoint(executor)

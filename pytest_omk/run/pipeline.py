@@ -83,4 +83,3 @@ async def run_repeated(plan: SamplePlan, stages: Stages, times: int) -> list[Sam
     if times == 1:
         return [await run_sample(plan, stages)]
     return list(await asyncio.gather(*(run_sample(replace(plan, repeat=i), stages) for i in range(times))))
-

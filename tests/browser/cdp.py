@@ -104,9 +104,17 @@ class Page:
     def screenshot(self, path: Path, width: int = 1280) -> None:
         """A PNG of the whole page at ``width`` CSS pixels."""
         # Lay the page out at ``width`` first: its height depends on it.
-        self.send("Emulation.setDeviceMetricsOverride", width=width, height=600, deviceScaleFactor=1, mobile=False)
+        self.send(
+            "Emulation.setDeviceMetricsOverride", width=width, height=600, deviceScaleFactor=1, mobile=False
+        )
         height = int(self.evaluate("document.documentElement.scrollHeight"))
-        self.send("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False)
+        self.send(
+            "Emulation.setDeviceMetricsOverride",
+            width=width,
+            height=height,
+            deviceScaleFactor=1,
+            mobile=False,
+        )
         data = self.send("Page.captureScreenshot", format="png", captureBeyondViewport=True)["data"]
         path.write_bytes(base64.b64decode(data))
 
@@ -118,14 +126,18 @@ class Page:
             if event["method"] == "Runtime.exceptionThrown":
                 errors.append(str(params["exceptionDetails"].get("text")))
             elif event["method"] == "Runtime.consoleAPICalled" and params.get("type") in ("error", "assert"):
-                errors.append(" ".join(str(a.get("value", a.get("description"))) for a in params.get("args", [])))
+                errors.append(
+                    " ".join(str(a.get("value", a.get("description"))) for a in params.get("args", []))
+                )
             elif event["method"] == "Log.entryAdded" and params["entry"]["level"] == "error":
                 errors.append(str(params["entry"]["text"]))
         return errors
 
     def requests(self) -> list[str]:
         """The URL of every network request the page made."""
-        return [e["params"]["request"]["url"] for e in self.events if e["method"] == "Network.requestWillBeSent"]
+        return [
+            e["params"]["request"]["url"] for e in self.events if e["method"] == "Network.requestWillBeSent"
+        ]
 
 
 @contextmanager
@@ -168,7 +180,11 @@ def open_page(ws: ClientConnection, url: str) -> Page:
     """A new tab with console, log and network events on, navigated to ``url`` and loaded."""
     ws.send(json.dumps({"id": 1, "method": "Target.createTarget", "params": {"url": "about:blank"}}))
     target = _reply(ws, 1)["targetId"]
-    ws.send(json.dumps({"id": 2, "method": "Target.attachToTarget", "params": {"targetId": target, "flatten": True}}))
+    ws.send(
+        json.dumps(
+            {"id": 2, "method": "Target.attachToTarget", "params": {"targetId": target, "flatten": True}}
+        )
+    )
     page = Page(ws, _reply(ws, 2)["sessionId"])
     for domain in ("Page", "Runtime", "Log", "Network"):
         page.send(f"{domain}.enable")

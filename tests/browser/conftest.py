@@ -22,7 +22,12 @@ def preload_stages() -> None:
     Such a run forgets every module first imported inside it, so a second run would meet second
     copies of the assertion classes and the grader registry would not know them.
     """
-    for name in ("pytest_omk.run.pipeline", "pytest_omk.grade.registry", "pytest_omk.plugin.subtests", "pytest_omk.report.outputs"):
+    for name in (
+        "pytest_omk.run.pipeline",
+        "pytest_omk.grade.registry",
+        "pytest_omk.plugin.subtests",
+        "pytest_omk.report.outputs",
+    ):
         importlib.import_module(name)
 
 
@@ -36,7 +41,9 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ClientConnecti
     if binary is None:
         if os.environ.get("CI"):
             pytest.fail("chromium is not installed; .ci/run installs it (apt-get install -y chromium)")
-        pytest.skip("chromium is not installed (apt-get install chromium): the HTML report's browser tests need it")
+        pytest.skip(
+            "chromium is not installed (apt-get install chromium): the HTML report's browser tests need it"
+        )
     with chromium(binary, tmp_path_factory.mktemp("chromium-profile")) as ws:
         yield ws
 

@@ -34,8 +34,18 @@ def _run_example(name: str, work: Path) -> Path:
     target = work / name
     shutil.copytree(REPO / "examples" / name, target)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "GITHUB_STEP"))}
-    args = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:html",
-            "--omk-html=report.html", "--omk-markdown=summary.md"]
+    args = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:html",
+        "--omk-html=report.html",
+        "--omk-markdown=summary.md",
+    ]
     subprocess.run(args, cwd=target, env=env, stdout=subprocess.DEVNULL, check=False)
     return target
 
@@ -49,8 +59,12 @@ def main() -> None:
         work = Path(tmp)
         quickstart, ab = _run_example("quickstart", work), _run_example("ab-compare", work)
         page_md = work / "summary.html"
-        body = MarkdownIt("commonmark").enable("table").render((ab / "summary.md").read_text(encoding="utf-8"))
-        page_md.write_text(f"<!DOCTYPE html><meta charset='utf-8'><style>{_GITHUB_LIKE}</style>{body}", encoding="utf-8")
+        body = (
+            MarkdownIt("commonmark").enable("table").render((ab / "summary.md").read_text(encoding="utf-8"))
+        )
+        page_md.write_text(
+            f"<!DOCTYPE html><meta charset='utf-8'><style>{_GITHUB_LIKE}</style>{body}", encoding="utf-8"
+        )
         with chromium(binary, work / "profile") as ws:
             page = open_page(ws, (quickstart / "report.html").as_uri())
             page.click("#samples tbody tr[data-index='6']")  # the tripwire sample: failed checks and reasons

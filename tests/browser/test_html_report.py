@@ -25,7 +25,13 @@ BINS = 10
 
 def _example_report(pytester: pytest.Pytester, omk_run: OmkRun, example: str) -> tuple[Path, dict[str, Any]]:
     shutil.copytree(REPO / "examples" / example, pytester.path, dirs_exist_ok=True)
-    omk_run("--omk-record-mode=none", "-p", "no:cacheprovider", "--omk-html=report.html", "--omk-report=report.json")
+    omk_run(
+        "--omk-record-mode=none",
+        "-p",
+        "no:cacheprovider",
+        "--omk-html=report.html",
+        "--omk-report=report.json",
+    )
     return pytester.path / "report.html", load_report(pytester.path / "report.json")
 
 
@@ -62,7 +68,11 @@ def _name(s: dict[str, Any]) -> str:
 
 def _expected_distribution_bars(report: dict[str, Any]) -> dict[str, int]:
     layers = ("composite", "fact", "behavior", "judge")
-    return {f"dist-{layer}": BINS for layer in layers if any(s["scores"][layer] is not None for s in report["samples"])}
+    return {
+        f"dist-{layer}": BINS
+        for layer in layers
+        if any(s["scores"][layer] is not None for s in report["samples"])
+    }
 
 
 def test_quickstart_report_loads_filters_sorts_and_opens(
@@ -75,13 +85,17 @@ def test_quickstart_report_loads_filters_sorts_and_opens(
 
     expected = _expected_distribution_bars(report)
     for dimension in ("capability", "difficulty"):
-        expected[f"{dimension}-pass-rate"] = expected[f"{dimension}-composite"] = len(report["coverage"][dimension])
+        expected[f"{dimension}-pass-rate"] = expected[f"{dimension}-composite"] = len(
+            report["coverage"][dimension]
+        )
     assert _bars(page) == expected
 
     page.type_into("#filter", "refund")
     assert _visible_rows(page) == [n for n in names if "refund" in n]
     assert page.evaluate("document.getElementById('shown').textContent") == f"1 of {len(names)} samples"
-    page.evaluate("(() => { const f = document.getElementById('filter'); f.value = ''; f.dispatchEvent(new Event('input')); })()")
+    page.evaluate(
+        "(() => { const f = document.getElementById('filter'); f.value = ''; f.dispatchEvent(new Event('input')); })()"
+    )
     _choose_outcome(page, "xfailed")
     assert _visible_rows(page) == [_name(s) for s in report["samples"] if s["outcome"] == "xfailed"]
     _choose_outcome(page, "")
@@ -93,7 +107,10 @@ def test_quickstart_report_loads_filters_sorts_and_opens(
     assert ascending != names
     page.click("#samples th:nth-child(3) button")
     assert _visible_rows(page) == ascending
-    assert page.evaluate("document.querySelector('#samples th:nth-child(3)').getAttribute('aria-sort')") == "ascending"
+    assert (
+        page.evaluate("document.querySelector('#samples th:nth-child(3)').getAttribute('aria-sort')")
+        == "ascending"
+    )
     page.click("#samples th:nth-child(3) button")
     assert _visible_rows(page) == descending
     page.click("#samples th:nth-child(1) button")
@@ -101,12 +118,21 @@ def test_quickstart_report_loads_filters_sorts_and_opens(
 
     first = report["samples"][0]
     page.click("#samples tbody tr[data-index='0']")
-    opened = page.evaluate("[...document.querySelectorAll('section.detail')].filter(d => !d.hidden).map(d => d.id)")
+    opened = page.evaluate(
+        "[...document.querySelectorAll('section.detail')].filter(d => !d.hidden).map(d => d.id)"
+    )
     assert opened == ["detail-0"]
     assert page.evaluate("document.querySelector('#detail-0 pre.prompt').textContent") == first["prompt"]
-    assert page.evaluate("document.querySelector('#detail-0 pre.output').textContent") == first["execution"]["output"]
-    assert page.evaluate("document.querySelectorAll('#detail-0 table.assertions tbody tr').length") == len(first["assertions"])
-    assert page.evaluate("document.querySelectorAll('#detail-0 table.rubric tbody tr').length") == len(first["rubric"])
+    assert (
+        page.evaluate("document.querySelector('#detail-0 pre.output').textContent")
+        == first["execution"]["output"]
+    )
+    assert page.evaluate("document.querySelectorAll('#detail-0 table.assertions tbody tr').length") == len(
+        first["assertions"]
+    )
+    assert page.evaluate("document.querySelectorAll('#detail-0 table.rubric tbody tr').length") == len(
+        first["rubric"]
+    )
     page.click("#samples tbody tr[data-index='0']")
     assert page.evaluate("document.getElementById('detail-0').hidden") is True
     assert page.console_errors() == []
@@ -119,7 +145,12 @@ def test_ab_compare_report_draws_variants_and_their_difference(
     page = _opened(browser, path)
     assert len(_visible_rows(page)) == len(report["samples"]) == 16
     bars = _bars(page)
-    shown_means = [v for v in report["variants"] for layer in ("composite", "fact", "behavior", "judge") if v["means"][layer] is not None]
+    shown_means = [
+        v
+        for v in report["variants"]
+        for layer in ("composite", "fact", "behavior", "judge")
+        if v["means"][layer] is not None
+    ]
     assert bars["variant-means"] == len(shown_means) == 6
     assert bars["variant-difference"] == len(report["comparisons"]) == 1
     _choose_outcome(page, "failed")
@@ -129,8 +160,11 @@ def test_ab_compare_report_draws_variants_and_their_difference(
 def test_hostile_output_is_shown_as_text(
     pytester: pytest.Pytester, omk_run: OmkRun, browser: ClientConnection, fake_command: FakeCommand
 ) -> None:
-    write_sample_set(pytester, sample("evil", assertions=[{"type": "contains", "value": "</table>"}]),
-                     sample("plain", assertions=[{"type": "contains", "value": "fine"}]))
+    write_sample_set(
+        pytester,
+        sample("evil", assertions=[{"type": "contains", "value": "</table>"}]),
+        sample("plain", assertions=[{"type": "contains", "value": "fine"}]),
+    )
     spec = fake_command.script({"evil": {"output": HOSTILE}, "plain": {"output": "fine"}})
     omk_run(executor_arg(spec), "--omk-html=report.html")
     page = _opened(browser, pytester.path / "report.html")
@@ -141,7 +175,9 @@ def test_hostile_output_is_shown_as_text(
     page.click("#samples tbody tr[data-index='0']")
     shown = page.evaluate("document.querySelector('#detail-0 pre.output').textContent")
     assert shown == HOSTILE.replace("\x1b", "\u241b").replace("\x00", "\u2400")
-    reason = page.evaluate("document.querySelector('#detail-0 table.assertions tbody td:last-child').textContent")
+    reason = page.evaluate(
+        "document.querySelector('#detail-0 table.assertions tbody td:last-child').textContent"
+    )
     assert "</table>" in reason
     assert page.console_errors() == []
     assert json.dumps(page.requests()) == json.dumps([(pytester.path / "report.html").as_uri()])

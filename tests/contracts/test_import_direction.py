@@ -96,7 +96,11 @@ def _layer(folder: str) -> int:
 
 def loose_modules(package: Package) -> set[str]:
     """Modules directly under the package other than its faces."""
-    return {m for m, path in package.modules().items() if path.parent == package.root and package.folder(m) not in ROOT_FACES}
+    return {
+        m
+        for m, path in package.modules().items()
+        if path.parent == package.root and package.folder(m) not in ROOT_FACES
+    }
 
 
 def upward_imports(package: Package) -> set[tuple[str, str]]:
@@ -125,7 +129,12 @@ def pytest_imports_outside_the_pytest_folder(package: Package) -> set[tuple[str,
 
 def module_cycle(package: Package) -> list[str] | None:
     """A circle of modules, or ``None``."""
-    return _cycle({m: {d for d in deps if package.folder(d) not in PYTEST_MODULES} for m, deps in package.graph().items()})
+    return _cycle(
+        {
+            m: {d for d in deps if package.folder(d) not in PYTEST_MODULES}
+            for m, deps in package.graph().items()
+        }
+    )
 
 
 def folder_cycle(package: Package) -> list[str] | None:

@@ -25,8 +25,12 @@ def _validator() -> jsonschema.protocols.Validator:
 
 
 def _record(**changes: Any) -> SampleRecord:
-    record = SampleRecord(nodeid="f.yaml::s1", file="f.yaml", sample_id="s1", prompt="p", outcome="passed", order=3)
-    record.assertions = [AssertionEntry(index=0, type="contains", layer="fact", weight=1, status="pass", message="ok")]
+    record = SampleRecord(
+        nodeid="f.yaml::s1", file="f.yaml", sample_id="s1", prompt="p", outcome="passed", order=3
+    )
+    record.assertions = [
+        AssertionEntry(index=0, type="contains", layer="fact", weight=1, status="pass", message="ok")
+    ]
     record.rubric = {"tone": RubricEntry(score=4, weight=1, reason="fine", status="pass")}
     record.execution = ExecutionRecord(output="hi", costUSD=0.5, cacheReadTokens=7)
     for key, value in changes.items():
@@ -37,12 +41,16 @@ def _record(**changes: Any) -> SampleRecord:
 def test_both_committed_copies_are_the_generated_schema() -> None:
     expected = render(report_schema.build_report_schema())
     for file in schema_files(REPO, report_schema.RELATIVE_PATH):
-        assert file.read_text(encoding="utf-8") == expected, f"{file} is stale: run python -m pytest_omk.models.schema_export"
+        assert file.read_text(encoding="utf-8") == expected, (
+            f"{file} is stale: run python -m pytest_omk.models.schema_export"
+        )
 
 
 def test_check_mode_names_a_stale_report_schema(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    for relative, text in ((Path("schemas/eval-samples/v2/eval-sample-set.schema.json"), None),
-                           (report_schema.RELATIVE_PATH, "{}\n")):
+    for relative, text in (
+        (Path("schemas/eval-samples/v2/eval-sample-set.schema.json"), None),
+        (report_schema.RELATIVE_PATH, "{}\n"),
+    ):
         target = tmp_path / relative
         target.parent.mkdir(parents=True, exist_ok=True)
         source = REPO / relative

@@ -190,8 +190,14 @@ class FakeLLM:
         with ``reply``, or with ``replies`` in order."""
         answers = [to_answer(r) for r in (replies or [reply if reply is not None else ""])]
         rule = Rule(
-            answers, match=match, system=system, api=api, predicate=predicate, latency=latency,
-            prompt=prompt, tool_result=tool_result,
+            answers,
+            match=match,
+            system=system,
+            api=api,
+            predicate=predicate,
+            latency=latency,
+            prompt=prompt,
+            tool_result=tool_result,
         )
         with self._lock:
             self._rules.append(rule)
@@ -214,7 +220,14 @@ class FakeLLM:
         or with ``probability`` (seeded). Triggers are tried in the order they were added."""
         spec = to_fault({"kind": fault, **fields} if isinstance(fault, str) else fault)
         trigger = FaultTrigger(
-            spec, first=first, every=every, probability=probability, seed=seed, match=match, api=api, unless=unless
+            spec,
+            first=first,
+            every=every,
+            probability=probability,
+            seed=seed,
+            match=match,
+            api=api,
+            unless=unless,
         )
         with self._lock:
             self._faults.append(trigger)

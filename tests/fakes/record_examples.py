@@ -71,13 +71,22 @@ QUICKSTART_ANSWERS = {
 
 # Judge verdicts, chosen by a phrase of the criterion or by the judge kind (its system line).
 RUBRIC_VERDICTS = {
-    "Says the purchase qualifies": (5, "Confirms the full refund within the 30-day window and explains the 5-10 day return to the original payment method."),
+    "Says the purchase qualifies": (
+        5,
+        "Confirms the full refund within the 30-day window and explains the 5-10 day return to the original payment method.",
+    ),
     "polite and to the point": (4, "Friendly and brief; the closing offer is useful rather than filler."),
     "Identifies the SQL injection": (5, "Names SQL injection, shows a concrete payload and its effect."),
-    "corrected version of the function": (4, "Gives a correct parameterized query; does not mention other drivers' placeholder styles."),
+    "corrected version of the function": (
+        4,
+        "Gives a correct parameterized query; does not mention other drivers' placeholder styles.",
+    ),
 }
 ASSERTION_VERDICTS = {
-    "faithfulness judge": (5, "Every claim (30-day window, full refund, 5-10 business days) is in the policy."),
+    "faithfulness judge": (
+        5,
+        "Every claim (30-day window, full refund, 5-10 business days) is in the policy.",
+    ),
     "semantic similarity judge": (4, "Same key points as the reference; adds the memory and CSV fixes."),
     "answer relevancy judge": (5, "A two-line greeting to Priya with the requested opening and signature."),
 }
@@ -182,9 +191,22 @@ def record(example: str, scripter: object) -> int:
     directory = REPO / "examples" / example
     with FakeLLM() as llm:
         scripter(llm)  # type: ignore[operator]
-        env = {**os.environ, "OPENAI_BASE_URL": llm.openai_base_url, "OPENAI_API_KEY": "sk-fake-recording-key"}
+        env = {
+            **os.environ,
+            "OPENAI_BASE_URL": llm.openai_base_url,
+            "OPENAI_API_KEY": "sk-fake-recording-key",
+        }
         done = subprocess.run(
-            [sys.executable, "-m", "pytest", str(directory), "-q", "--omk-record-mode=rewrite", "-p", "no:cacheprovider"],
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                str(directory),
+                "-q",
+                "--omk-record-mode=rewrite",
+                "-p",
+                "no:cacheprovider",
+            ],
             cwd=REPO,
             env=env,
             check=False,
@@ -204,7 +226,9 @@ def rekey_to_default_endpoint(recordings: Path) -> None:
             document["endpoint"] = default
             identity = {k: v for k, v in document.items() if k not in RESERVED_FIELDS}
             document["key"] = recording_key(document["kind"], identity)
-            target = shard_dir(recordings, document["kind"], document["key"]) / file_name(document["label"], document["key"])
+            target = shard_dir(recordings, document["kind"], document["key"]) / file_name(
+                document["label"], document["key"]
+            )
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(render(document))
             path.unlink()

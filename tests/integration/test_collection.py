@@ -399,7 +399,9 @@ def _ini_samples_project(pytester: pytest.Pytester) -> None:
 def test_ini_omk_samples_join_testpaths(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
     _ini_samples_project(pytester)
     result = omk_run("--collect-only", "-q")
-    result.stdout.fnmatch_lines_random(["evals/cases.yaml::e1", "evals/cases.yaml::e2", "tests/test_plain.py::test_plain"])
+    result.stdout.fnmatch_lines_random(
+        ["evals/cases.yaml::e1", "evals/cases.yaml::e2", "tests/test_plain.py::test_plain"]
+    )
     result.stdout.fnmatch_lines(["3 tests collected*"])
 
 
@@ -438,7 +440,9 @@ def test_a_sample_file_with_another_name_named_directly_suggests_omk_samples(
     write_samples(pytester, "evals50.yaml", _ids("s1"))
     result = omk_run("--omk-executor=echo", "evals50.yaml")
     assert result.ret == pytest.ExitCode.INTERRUPTED
-    result.stdout.fnmatch_lines(["*ERROR collecting evals50.yaml*", "*looks like an omk sample file*--omk-samples evals50.yaml*"])
+    result.stdout.fnmatch_lines(
+        ["*ERROR collecting evals50.yaml*", "*looks like an omk sample file*--omk-samples evals50.yaml*"]
+    )
     # Walking a directory still ignores such files: only a file named on the command line gets the hint.
     pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
     omk_run("--omk-executor=echo").assert_outcomes(passed=1)
@@ -452,7 +456,9 @@ def test_items_report_the_line_of_their_sample(pytester: pytest.Pytester, omk_ru
         "        print('LOCATION', item.location)\n"
     )
     result = omk_run("--collect-only", "-q", "-s")
-    result.stdout.fnmatch_lines(["LOCATION ('eval-samples.yaml', 2, 'sample: s1')", "LOCATION ('eval-samples.yaml', 4, 'sample: s2')"])
+    result.stdout.fnmatch_lines(
+        ["LOCATION ('eval-samples.yaml', 2, 'sample: s1')", "LOCATION ('eval-samples.yaml', 4, 'sample: s2')"]
+    )
 
 
 def test_plain_regexes_are_checked_without_starting_v8(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
@@ -469,7 +475,10 @@ def test_plain_regexes_are_checked_without_starting_v8(pytester: pytest.Pytester
             (session.config.rootpath / "executors.json").write_text(json.dumps(loaded))
         """
     )
-    regexes = [{"type": "regex", "pattern": r"^\d{3}-\d{4}$"}, {"type": "regex", "pattern": r"\b(yes|no)\b", "flags": "g"}]
+    regexes = [
+        {"type": "regex", "pattern": r"^\d{3}-\d{4}$"},
+        {"type": "regex", "pattern": r"\b(yes|no)\b", "flags": "g"},
+    ]
     write_sample_set(pytester, sample("plain", assertions=regexes))
     result = omk_run("--collect-only", "-q", subprocess=True)
     assert result.ret == pytest.ExitCode.OK
@@ -477,5 +486,7 @@ def test_plain_regexes_are_checked_without_starting_v8(pytester: pytest.Pytester
     assert json.loads((pytester.path / "executors.json").read_text()) is False
     write_sample_set(pytester, sample("bad", assertions=[{"type": "regex", "pattern": "a{2,1}"}]))
     bad = omk_run("--collect-only", "-q", subprocess=True)
-    bad.stdout.fnmatch_lines(["*samples[[]0[]].assertions[[]0[]].pattern*invalid regex (JavaScript refuses it)*"])
+    bad.stdout.fnmatch_lines(
+        ["*samples[[]0[]].assertions[[]0[]].pattern*invalid regex (JavaScript refuses it)*"]
+    )
     assert json.loads((pytester.path / "v8.json").read_text()) is True

@@ -26,7 +26,7 @@ SCHEMA_VERSION = "omk.eval-sample-set/v2"
 RESAMPLES = 10_000
 SEED = 20_240_611
 
-CONFTEST = '''
+CONFTEST = """
 import json
 import pathlib
 
@@ -41,7 +41,7 @@ def answer(request):
 
 def pytest_omk_make_executor(config):
     return answer
-'''
+"""
 
 WORDS = ("alpha", "beta", "gamma", "delta")
 
@@ -58,7 +58,14 @@ def half_up(x: float, places: str = "0.01") -> float:
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    argv = ["-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
+    argv = [
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:hypothesispytest",
+        "-W",
+        "ignore::pytest.PytestAssertRewriteWarning",
+    ]
     return pytester.runpytest_inprocess(*argv, *args)
 
 
@@ -102,13 +109,18 @@ def _ab_setup(pytester: pytest.Pytester) -> None:
             "prompt": f"question {i}",
             "capability": ["recall"] if i % 2 else ["reasoning"],
             "difficulty": "easy" if i < 3 else "hard",
-            "assertions": [*({"type": "contains", "value": w} for w in WORDS), {"type": "max_length", "value": 60}],
+            "assertions": [
+                *({"type": "contains", "value": w} for w in WORDS),
+                {"type": "max_length", "value": 60},
+            ],
         }
         for i in range(6)
     ]
     write(pytester, "eval-samples.json", samples_doc(samples))
     outputs = {
-        "Answer tersely.": {f"s{i}": " ".join(WORDS[:k]) + (LONG if i == LONG_AT else "") for i, k in enumerate(A_WORDS)},
+        "Answer tersely.": {
+            f"s{i}": " ".join(WORDS[:k]) + (LONG if i == LONG_AT else "") for i, k in enumerate(A_WORDS)
+        },
         "Answer fully.": {f"s{i}": " ".join(WORDS[:k]) for i, k in enumerate(B_WORDS)},
     }
     write(pytester, "outputs.json", outputs)
@@ -152,7 +164,9 @@ def test_two_variants_over_recorded_outputs(pytester: pytest.Pytester, workers: 
     assert len(list((pytester.path / "recordings").rglob("*.json"))) == 12  # 6 samples x 2 variants
     # Replay only: the executor has no answers left, so a live call would fail the run.
     (pytester.path / "outputs.json").write_text("{}", encoding="utf-8")
-    result = run(pytester, "--omk-record-mode=none", "--omk-report=ab.json", "-v", "--junitxml=ab.xml", *xdist)
+    result = run(
+        pytester, "--omk-record-mode=none", "--omk-report=ab.json", "-v", "--junitxml=ab.xml", *xdist
+    )
     assert result.parseoutcomes()["failed"] == recorded.parseoutcomes()["failed"]
 
     a = _expected_composites(A_WORDS, LONG_AT)
@@ -196,7 +210,9 @@ def test_two_variants_over_recorded_outputs(pytester: pytest.Pytester, workers: 
     recall_b = [b[i] for i in range(6) if i % 2]
     assert capability[("recall", "B")]["composite"] == half_up(statistics.fmean(recall_b))
     assert capability[("recall", "B")]["passRate"] == half_up(sum(B_WORDS[i] == 4 for i in (1, 3, 5)) / 3)
-    assert '<property name="omk.variant" value="B" />' in (pytester.path / "ab.xml").read_text(encoding="utf-8")
+    assert '<property name="omk.variant" value="B" />' in (pytester.path / "ab.xml").read_text(
+        encoding="utf-8"
+    )
     if workers:
         serial = run(pytester, "--omk-record-mode=none", "--omk-report=serial.json")
         assert serial.ret == result.ret
@@ -208,7 +224,9 @@ def test_variants_replace_a_skill_prompt_and_bad_specs_are_usage_errors(pytester
     write(pytester, "skill/SKILL.md", "Skill text.")
     write(pytester, "skill/.omk/eval-samples.json", samples_doc([{"sample_id": "k", "prompt": "p"}]))
     write(pytester, "v.md", "Variant text.")
-    write(pytester, "outputs.json", {"Skill text.": {"k": "from skill"}, "Variant text.": {"k": "from variant"}})
+    write(
+        pytester, "outputs.json", {"Skill text.": {"k": "from skill"}, "Variant text.": {"k": "from variant"}}
+    )
     plain = run(pytester, "--omk-record-mode=off", "--omk-report=plain.json")
     plain.assert_outcomes(passed=1)
     assert load_report(pytester.path / "plain.json")["samples"][0]["execution"]["output"] == "from skill"
@@ -240,7 +258,11 @@ def test_variants_replace_a_skill_prompt_and_bad_specs_are_usage_errors(pytester
 def _repeat_setup(pytester: pytest.Pytester) -> None:
     write(pytester, "conftest.py", CONFTEST)
     samples = [
-        {"sample_id": "flaky", "prompt": "p", "assertions": [{"type": "contains", "value": "ok"}, {"type": "max_length", "value": 50}]},
+        {
+            "sample_id": "flaky",
+            "prompt": "p",
+            "assertions": [{"type": "contains", "value": "ok"}, {"type": "max_length", "value": 50}],
+        },
         {"sample_id": "steady", "prompt": "p", "assertions": [{"type": "contains", "value": "ok"}]},
     ]
     write(pytester, "eval-samples.json", samples_doc(samples))
@@ -253,7 +275,15 @@ def test_repeats_with_a_flaky_executor(pytester: pytest.Pytester, workers: str |
     pytest.importorskip("xdist")
     _repeat_setup(pytester)
     xdist = ["-n", workers] if workers else []
-    result = run(pytester, "--omk-record-mode=off", "--omk-repeat=5", "--omk-report=r.json", "-v", "--junitxml=r.xml", *xdist)
+    result = run(
+        pytester,
+        "--omk-record-mode=off",
+        "--omk-repeat=5",
+        "--omk-report=r.json",
+        "-v",
+        "--junitxml=r.xml",
+        *xdist,
+    )
     # Default --omk-min-pass-rate 1: flaky fails (its contains subtest too), steady passes.
     result.assert_outcomes(passed=1, failed=2)
     result.stdout.fnmatch_lines(
@@ -268,7 +298,10 @@ def test_repeats_with_a_flaky_executor(pytester: pytest.Pytester, workers: str |
     assert (repeats["n"], repeats["passed"], repeats["passRate"], repeats["passAll"]) == (5, 3, 0.6, False)
     # Per-run composites: mean(fact, behavior) = 5 in passing runs, (1 + 5) / 2 = 3 in failing runs.
     composites = [5.0, 3.0, 5.0, 5.0, 3.0]
-    assert repeats["composite"] == {"mean": half_up(statistics.fmean(composites)), "sd": half_up(statistics.stdev(composites), "0.001")}
+    assert repeats["composite"] == {
+        "mean": half_up(statistics.fmean(composites)),
+        "sd": half_up(statistics.stdev(composites), "0.001"),
+    }
     assert repeats["fact"]["mean"] == half_up(statistics.fmean([5.0, 1.0, 5.0, 5.0, 1.0]))
     assert repeats["behavior"] == {"mean": 5.0, "sd": 0.0}
     assert flaky["scores"]["composite"] == 4.2
@@ -288,11 +321,19 @@ def test_repeats_with_a_flaky_executor(pytester: pytest.Pytester, workers: str |
 
 def test_each_repeat_is_its_own_recording(pytester: pytest.Pytester) -> None:
     _repeat_setup(pytester)
-    first = run(pytester, "--omk-record-mode=new_episodes", "--omk-recordings=rec", "--omk-repeat=5", "--omk-min-pass-rate=0.6")
+    first = run(
+        pytester,
+        "--omk-record-mode=new_episodes",
+        "--omk-recordings=rec",
+        "--omk-repeat=5",
+        "--omk-min-pass-rate=0.6",
+    )
     first.assert_outcomes(passed=2)
     assert len(list((pytester.path / "rec").rglob("*.json"))) == 10
     (pytester.path / "outputs.json").write_text("{}", encoding="utf-8")
-    replay = run(pytester, "--omk-record-mode=none", "--omk-recordings=rec", "--omk-repeat=5", "--omk-report=r.json")
+    replay = run(
+        pytester, "--omk-record-mode=none", "--omk-recordings=rec", "--omk-repeat=5", "--omk-report=r.json"
+    )
     replay.assert_outcomes(passed=1, failed=2)
     assert load_report(pytester.path / "r.json")["samples"][0]["repeats"]["passed"] == 3
 
@@ -311,12 +352,20 @@ def test_repeat_one_adds_nothing(pytester: pytest.Pytester) -> None:
 def _baseline_setup(pytester: pytest.Pytester) -> None:
     write(pytester, "conftest.py", CONFTEST)
     samples = [
-        {"sample_id": f"s{i}", "prompt": "p", "assertions": [{"type": "contains", "value": "good"}, {"type": "max_length", "value": 40}]}
+        {
+            "sample_id": f"s{i}",
+            "prompt": "p",
+            "assertions": [{"type": "contains", "value": "good"}, {"type": "max_length", "value": 40}],
+        }
         for i in range(3)
     ]
     samples.append(
-        {"sample_id": "trip", "prompt": "p", "tripwire": True,
-         "assertions": [{"type": "contains", "value": "good"}, {"type": "contains", "value": "never"}]}
+        {
+            "sample_id": "trip",
+            "prompt": "p",
+            "tripwire": True,
+            "assertions": [{"type": "contains", "value": "good"}, {"type": "contains", "value": "never"}],
+        }
     )
     write(pytester, "eval-samples.json", samples_doc(samples))
     write(pytester, "outputs.json", {"": {"s0": "good", "s1": "good", "s2": "good", "trip": "good"}})
@@ -325,7 +374,9 @@ def _baseline_setup(pytester: pytest.Pytester) -> None:
 
 
 @pytest.mark.parametrize("workers", [None, "2"], ids=["serial", "xdist"])
-def test_baseline_gate_fails_on_an_injected_regression(pytester: pytest.Pytester, workers: str | None) -> None:
+def test_baseline_gate_fails_on_an_injected_regression(
+    pytester: pytest.Pytester, workers: str | None
+) -> None:
     pytest.importorskip("xdist")
     _baseline_setup(pytester)
     xdist = ["-n", workers] if workers else []
@@ -333,7 +384,9 @@ def test_baseline_gate_fails_on_an_injected_regression(pytester: pytest.Pytester
 
     same = run(pytester, *gate, "--omk-report=same.json")
     assert same.ret == pytest.ExitCode.OK
-    same.stdout.fnmatch_lines(["baseline baseline.json: 4 samples matched, 0 new, 0 not run", "*mean delta: composite +0.00*"])
+    same.stdout.fnmatch_lines(
+        ["baseline baseline.json: 4 samples matched, 0 new, 0 not run", "*mean delta: composite +0.00*"]
+    )
     assert load_report(pytester.path / "same.json")["baseline"]["regressions"] == []
 
     write(pytester, "outputs.json", {"": {"s0": "good", "s1": "good", "s2": "bad", "trip": "good"}})
@@ -360,7 +413,13 @@ def test_the_gate_alone_sets_the_exit_code(pytester: pytest.Pytester) -> None:
     without_gate = run(pytester, "--omk-record-mode=off", "--omk-baseline=baseline.json")
     assert without_gate.ret == pytest.ExitCode.OK
     without_gate.stdout.fnmatch_lines(["*mean delta: composite -0.50  fact -0.50  behavior +0.00  judge -"])
-    gated = run(pytester, "--omk-record-mode=off", "--omk-baseline=baseline.json", "--omk-fail-on-regression=0.2", "-q")
+    gated = run(
+        pytester,
+        "--omk-record-mode=off",
+        "--omk-baseline=baseline.json",
+        "--omk-fail-on-regression=0.2",
+        "-q",
+    )
     assert gated.parseoutcomes()["passed"] == 3
     assert gated.ret == pytest.ExitCode.TESTS_FAILED
     gated.stdout.fnmatch_lines(["*layer fact mean 4.50 -> 4.00 (-0.50, allowed -0.2)*"])
@@ -369,7 +428,9 @@ def test_the_gate_alone_sets_the_exit_code(pytester: pytest.Pytester) -> None:
 # --- the worked example -------------------------------------------------------------------------
 
 
-def test_ab_example_runs_offline_from_its_recordings(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_ab_example_runs_offline_from_its_recordings(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """``pytest examples/ab-compare -v`` (README, docs/comparisons.md): replay only, no key, no network."""
     example = REPO / "examples" / "ab-compare"
     # No OPENAI_BASE_URL or key (the autouse fixture clears them): the recordings are keyed to the

@@ -8,7 +8,9 @@ from tests.fakes.fake_llm import FakeLLM
 from tests.support import OmkRun, sample, write_sample_set
 
 
-def test_a_misspelled_executor_is_a_usage_error_with_a_suggestion(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+def test_a_misspelled_executor_is_a_usage_error_with_a_suggestion(
+    pytester: pytest.Pytester, omk_run: OmkRun
+) -> None:
     write_sample_set(pytester, sample("s1"), sample("s2"))
     result = omk_run("--omk-executor=opnai")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -16,7 +18,9 @@ def test_a_misspelled_executor_is_a_usage_error_with_a_suggestion(pytester: pyte
     assert len(errors) == 1, result.stderr.lines
     assert "did you mean openai?" in errors[0]
     assert "command:opnai" in errors[0]  # how to run such a command on purpose
-    assert omk_run("--omk-executor=echo", "--omk-judge=none").ret == pytest.ExitCode.OK  # "none" turns the judge off
+    assert (
+        omk_run("--omk-executor=echo", "--omk-judge=none").ret == pytest.ExitCode.OK
+    )  # "none" turns the judge off
     judge = omk_run("--omk-executor=echo", "--omk-judge=antropic")
     assert judge.ret == pytest.ExitCode.USAGE_ERROR
     judge.stderr.fnmatch_lines(["*--omk-judge 'antropic'*did you mean anthropic?*"])
@@ -29,11 +33,15 @@ def test_an_existing_command_is_still_run_as_a_command(pytester: pytest.Pytester
     result.stdout.fnmatch_lines(["*model calls: 1 live*"])
 
 
-def test_a_missing_key_for_a_live_call_is_a_usage_error_before_any_item(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+def test_a_missing_key_for_a_live_call_is_a_usage_error_before_any_item(
+    pytester: pytest.Pytester, omk_run: OmkRun
+) -> None:
     write_sample_set(pytester, sample("s1"), sample("s2"))
     result = omk_run("--omk-executor=openai", "--omk-recordings", "rec", "--omk-record-mode", "new_episodes")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*OPENAI_API_KEY environment variable is not set*has no recording to replay*"])
+    result.stderr.fnmatch_lines(
+        ["*OPENAI_API_KEY environment variable is not set*has no recording to replay*"]
+    )
     assert "ERROR at setup" not in result.stdout.str()
     assert "s1" not in result.stdout.str().replace("eval-samples.json::s1", "")  # no item ran
     forced = omk_run("--omk-executor=anthropic", "--omk-record-mode", "all")
@@ -51,7 +59,9 @@ def test_no_key_is_needed_when_every_call_replays(
     omk_run(*args).assert_outcomes(passed=1)
     monkeypatch.delenv("ANTHROPIC_API_KEY")
     omk_run(*args).assert_outcomes(passed=1)
-    omk_run("--omk-executor=anthropic", "--omk-recordings", "rec", "--omk-record-mode", "none").assert_outcomes(passed=1)
+    omk_run(
+        "--omk-executor=anthropic", "--omk-recordings", "rec", "--omk-record-mode", "none"
+    ).assert_outcomes(passed=1)
     write_sample_set(pytester, sample("s1", "Say hi"), sample("s2", "Say more"))
     more = omk_run(*args)
     assert more.ret == pytest.ExitCode.USAGE_ERROR

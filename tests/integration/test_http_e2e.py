@@ -80,14 +80,22 @@ def script_rubric(llm: FakeLLM, *, accuracy: Any = 4, fix: Any = 3) -> None:
     llm.add_rule("Say hi", "hi there")
 
 
-def test_judge_layer_and_composite_follow_the_formulas(pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM) -> None:
+def test_judge_layer_and_composite_follow_the_formulas(
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
+) -> None:
     write_samples(pytester, "eval-samples.json", RUBRIC_DOC)
     script_rubric(llm, accuracy=4, fix=3)
     result = omk_run("--omk-executor", "openai", "--omk-judge", "openai", "--omk-report", "r.json", "-v")
     result.stdout.fnmatch_lines(["*SUBPASSED*rubric: accuracy*", "*SUBPASSED*rubric: fix*"])
     graded = report_samples(load_report(pytester.path / "r.json"))["graded"]
     # judge = 4*0.75 + 3*0.25 = 3.75 (round2: 3.75); fact = 5 (contains); behavior = 1 (max_length fails)
-    assert graded["scores"] == {"assertions": 3.0, "fact": 5.0, "behavior": 1.0, "judge": 3.75, "composite": 3.25}
+    assert graded["scores"] == {
+        "assertions": 3.0,
+        "fact": 5.0,
+        "behavior": 1.0,
+        "judge": 3.75,
+        "composite": 3.25,
+    }
     assert graded["rubric"]["accuracy"]["score"] == 4 and graded["rubric"]["fix"]["weight"] == 0.25
     # One judge call per dimension, each seeing its own criterion only (never the dimension name).
     calls = judge_requests(llm)
@@ -115,8 +123,16 @@ def test_an_invalid_judge_reply_is_missing_evidence_not_a_score(
     write_samples(pytester, "eval-samples.json", RUBRIC_DOC)
     llm.add_rule("Explains the attack precisely", reply, system=RUBRIC_SYSTEM)
     script_rubric(llm)
-    result = omk_run("--omk-executor", "openai", "--omk-judge", "openai", "--omk-report", "r.json", "-v",
-                     "--omk-judge-failure=skip")
+    result = omk_run(
+        "--omk-executor",
+        "openai",
+        "--omk-judge",
+        "openai",
+        "--omk-report",
+        "r.json",
+        "-v",
+        "--omk-judge-failure=skip",
+    )
     result.stdout.fnmatch_lines(["*SUBSKIPPED*rubric: accuracy*"])
     graded = report_samples(load_report(pytester.path / "r.json"))["graded"]
     accuracy = graded["rubric"]["accuracy"]
@@ -149,7 +165,16 @@ def test_record_then_replay_with_the_server_gone(
     monkeypatch.setenv("OPENAI_API_KEY", KEY)
     write_samples(pytester, "eval-samples.json", RUBRIC_DOC)
     script_rubric(fake_llm)
-    args = ("--omk-executor", "openai", "--omk-judge", "openai", "--omk-recordings", "rec", "--junitxml", "j.xml")
+    args = (
+        "--omk-executor",
+        "openai",
+        "--omk-judge",
+        "openai",
+        "--omk-recordings",
+        "rec",
+        "--junitxml",
+        "j.xml",
+    )
     first = omk_run(*args, "--omk-record-mode", "new_episodes", "--omk-report", "live.json")
     calls = len(fake_llm.requests)
     assert calls == 4  # 2 model calls + 2 judge calls
@@ -176,8 +201,16 @@ def test_a_replay_miss_in_none_mode_is_an_error_naming_the_nearest_recording(
     write_sample_set(pytester, sample("s", "Say hi"))
     llm.add_rule("Say hi", "hi")
     omk_run("--omk-executor", "openai", "--omk-recordings", "rec", "--omk-record-mode", "new_episodes")
-    result = omk_run("--omk-executor", "openai", "--omk-model", "other-model", "--omk-recordings", "rec",
-                     "--omk-record-mode", "none")
+    result = omk_run(
+        "--omk-executor",
+        "openai",
+        "--omk-model",
+        "other-model",
+        "--omk-recordings",
+        "rec",
+        "--omk-record-mode",
+        "none",
+    )
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*ReplayMissError*", "*model*"])
     assert len(llm.requests) == 1
@@ -187,7 +220,10 @@ def test_a_replay_miss_in_none_mode_is_an_error_naming_the_nearest_recording(
 def test_xdist_calls_each_model_once_and_matches_a_plain_run(
     pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
 ) -> None:
-    samples = [sample(f"s{i}", f"Question {i}", assertions=[{"type": "contains", "value": f"answer {i}"}]) for i in range(8)]
+    samples = [
+        sample(f"s{i}", f"Question {i}", assertions=[{"type": "contains", "value": f"answer {i}"}])
+        for i in range(8)
+    ]
     write_sample_set(pytester, *samples)
     for i in range(8):
         llm.add_rule(f"Question {i}", f"answer {i}" if i % 3 else "wrong")
@@ -201,13 +237,17 @@ def test_xdist_calls_each_model_once_and_matches_a_plain_run(
     assert plain.parseoutcomes()["failed"] == dist.parseoutcomes()["failed"]
     a = report_samples(load_report(pytester.path / "plain.json"))
     b = report_samples(load_report(pytester.path / "dist.json"))
-    assert {k: (v["outcome"], v["scores"]) for k, v in a.items()} == {k: (v["outcome"], v["scores"]) for k, v in b.items()}
+    assert {k: (v["outcome"], v["scores"]) for k, v in a.items()} == {
+        k: (v["outcome"], v["scores"]) for k, v in b.items()
+    }
 
 
 def test_transient_faults_are_retried_and_never_graded_as_model_failures(
     pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
 ) -> None:
-    samples = [sample(f"s{i}", f"Question {i}", assertions=[{"type": "contains", "value": "yes"}]) for i in range(6)]
+    samples = [
+        sample(f"s{i}", f"Question {i}", assertions=[{"type": "contains", "value": "yes"}]) for i in range(6)
+    ]
     write_sample_set(pytester, *samples)
     llm.add_rule(None, "yes")
     # One 429 each for s1-s3 (matched by prompt, so which calls get them does not depend on the
@@ -238,8 +278,10 @@ def test_urls_resolved_by_an_mcp_server_replay_without_fetching(
                 "urlPatterns": ["docs.internal.dev"],
                 "fetchTool": {
                     "name": "fetch_doc",
-                    "urlTransform": {"regex": "docs\\.internal\\.dev/([^/]+)/([^/?#]+)",
-                                     "params": {"namespace": "$1", "slug": "$2"}},
+                    "urlTransform": {
+                        "regex": "docs\\.internal\\.dev/([^/]+)/([^/?#]+)",
+                        "params": {"namespace": "$1", "slug": "$2"},
+                    },
                     "contentExtract": "data.body",
                 },
             }
@@ -289,7 +331,9 @@ def test_a_url_that_cannot_be_fetched_errors_the_sample_and_is_never_sent_raw(
     with DocServer() as docs:
         docs.pages["/ok"] = Page(b"The answer is 42.", headers={"Content-Type": "text/plain; charset=utf-8"})
         base = f"http://127.0.0.1:{docs.port}"
-        (pytester.path / "pytest.ini").write_text("[pytest]\nomk_url_allow_hosts = 127.0.0.1\n", encoding="utf-8")
+        (pytester.path / "pytest.ini").write_text(
+            "[pytest]\nomk_url_allow_hosts = 127.0.0.1\n", encoding="utf-8"
+        )
         write_sample_set(
             pytester,
             sample("ok", f"Read {base}/ok and answer.", assertions=[{"type": "contains", "value": "42"}]),
@@ -355,7 +399,9 @@ def test_a_replay_only_run_loads_no_ca_bundle(
     assert len(tls_builds) == 1
 
 
-def test_a_plain_api_run_never_imports_the_agent(pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM) -> None:
+def test_a_plain_api_run_never_imports_the_agent(
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
+) -> None:
     """The agent package (providers, tools, the MCP client) is start-up a plain API run does not need."""
     pytester.makeconftest(
         """
@@ -373,7 +419,9 @@ def test_a_plain_api_run_never_imports_the_agent(pytester: pytest.Pytester, omk_
     assert json.loads((pytester.path / "loaded.json").read_text()) == []
 
 
-def test_a_run_opens_one_connection_per_call_in_flight(pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM) -> None:
+def test_a_run_opens_one_connection_per_call_in_flight(
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
+) -> None:
     """Connections are kept alive for the next call whatever the concurrency: with httpx's pool
     defaults, a run with more than 20 calls in flight opened a new connection for nearly every call
     (a TLS handshake each against a real provider)."""

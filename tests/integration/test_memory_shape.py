@@ -28,10 +28,16 @@ def pytest_terminal_summary(terminalreporter):
 
 
 @pytest.mark.parametrize("workers", [None, "2"])
-def test_an_items_reports_share_one_keywords_dict_and_one_empty_sequence(pytester: pytest.Pytester, omk_run: OmkRun, workers: str | None) -> None:
+def test_an_items_reports_share_one_keywords_dict_and_one_empty_sequence(
+    pytester: pytest.Pytester, omk_run: OmkRun, workers: str | None
+) -> None:
     if workers:
         pytest.importorskip("xdist")
-    checks = [{"type": "contains", "value": "hello"}, {"type": "min_length", "value": 1}, {"type": "not_contains", "value": "x"}]
+    checks = [
+        {"type": "contains", "value": "hello"},
+        {"type": "min_length", "value": 1},
+        {"type": "not_contains", "value": "x"},
+    ]
     write_sample_set(pytester, *(sample(f"s{i}", capability=["a", "b"], assertions=checks) for i in range(3)))
     pytester.makeconftest(KEYWORD_PROBE)
     extra = ("-n", workers) if workers else ()
@@ -61,8 +67,12 @@ def pytest_sessionfinish(session):
 """
 
 
-def test_a_run_item_holds_no_sample_model_and_files_forget_their_samples(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
-    write_sample_set(pytester, *(sample(f"s{i}", assertions=[{"type": "contains", "value": "hello"}]) for i in range(3)))
+def test_a_run_item_holds_no_sample_model_and_files_forget_their_samples(
+    pytester: pytest.Pytester, omk_run: OmkRun
+) -> None:
+    write_sample_set(
+        pytester, *(sample(f"s{i}", assertions=[{"type": "contains", "value": "hello"}]) for i in range(3))
+    )
     pytester.makeconftest(RELEASE_PROBE)
     result = omk_run("--omk-executor", "echo", "-s")
     result.assert_outcomes(passed=3)
@@ -70,7 +80,9 @@ def test_a_run_item_holds_no_sample_model_and_files_forget_their_samples(pyteste
     assert len(held) == 3, result.stdout.lines[-20:]
     for line in held:
         # The item still knows where its sample is defined (plugins print locations after the run).
-        assert " loaded=False plan=False file_samples=0 line=" in line and not line.endswith("line=None"), line
+        assert " loaded=False plan=False file_samples=0 line=" in line and not line.endswith("line=None"), (
+            line
+        )
 
 
 LIVE_PLANS_PROBE = """
@@ -90,10 +102,14 @@ def pytest_runtest_logstart(nodeid, location):
 """
 
 
-def test_a_run_samples_model_and_plan_are_freed_before_the_run_ends(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+def test_a_run_samples_model_and_plan_are_freed_before_the_run_ends(
+    pytester: pytest.Pytester, omk_run: OmkRun
+) -> None:
     # The run loop's own frame once kept every plan (and with it every validated sample) to the
     # end: about 6 KB per sample that the items had already let go of.
-    write_sample_set(pytester, *(sample(f"s{i}", assertions=[{"type": "contains", "value": "hello"}]) for i in range(5)))
+    write_sample_set(
+        pytester, *(sample(f"s{i}", assertions=[{"type": "contains", "value": "hello"}]) for i in range(5))
+    )
     pytester.makeconftest(LIVE_PLANS_PROBE)
     result = omk_run("--omk-executor", "echo", "-s", "-p", "no:randomly", subprocess=True)
     result.assert_outcomes(passed=5)
@@ -120,7 +136,9 @@ def test_no_kept_report_holds_a_record_and_the_summary_still_has_every_sample(
     # the run keeps its own compact copy, so no report may go on holding the record itself.
     if workers:
         pytest.importorskip("xdist")
-    write_sample_set(pytester, *(sample(f"s{i}", assertions=[{"type": "contains", "value": "hello"}]) for i in range(3)))
+    write_sample_set(
+        pytester, *(sample(f"s{i}", assertions=[{"type": "contains", "value": "hello"}]) for i in range(3))
+    )
     pytester.makeconftest(RECORD_PROBE)
     extra = ("-n", workers) if workers else ()
     result = omk_run("--omk-executor", "echo", "-rA", "--omk-report=r.json", *extra, subprocess=bool(workers))
@@ -141,12 +159,20 @@ def pytest_terminal_summary(terminalreporter):
 """
 
 
-@pytest.mark.parametrize(("report", "packed"), [((), 0), (("--omk-report=r.json",), 3), (("--omk-markdown=r.md",), 3)])
+@pytest.mark.parametrize(
+    ("report", "packed"), [((), 0), (("--omk-report=r.json",), 3), (("--omk-markdown=r.md",), 3)]
+)
 def test_whole_records_are_kept_only_when_a_report_file_is_written(
-    pytester: pytest.Pytester, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch, report: tuple[str, ...], packed: int
+    pytester: pytest.Pytester,
+    omk_run: OmkRun,
+    monkeypatch: pytest.MonkeyPatch,
+    report: tuple[str, ...],
+    packed: int,
 ) -> None:
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
-    write_sample_set(pytester, *(sample(f"s{i}", assertions=[{"type": "contains", "value": "hello"}]) for i in range(3)))
+    write_sample_set(
+        pytester, *(sample(f"s{i}", assertions=[{"type": "contains", "value": "hello"}]) for i in range(3))
+    )
     pytester.makeconftest(PACKED_PROBE)
     result = omk_run("--omk-executor", "echo", *report)
     result.assert_outcomes(passed=3)
@@ -165,10 +191,16 @@ def pytest_terminal_summary(terminalreporter):
 """
 
 
-def test_the_passing_checks_of_a_run_share_one_context_per_message(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+def test_the_passing_checks_of_a_run_share_one_context_per_message(
+    pytester: pytest.Pytester, omk_run: OmkRun
+) -> None:
     # A check's report context is a frozen value that repeats from sample to sample: one per
     # message, not one per check (a large replay kept one per check).
-    checks = [{"type": "contains", "value": "hello"}, {"type": "min_length", "value": 1}, {"type": "not_contains", "value": "x"}]
+    checks = [
+        {"type": "contains", "value": "hello"},
+        {"type": "min_length", "value": 1},
+        {"type": "not_contains", "value": "x"},
+    ]
     write_sample_set(pytester, *(sample(f"s{i}", assertions=checks) for i in range(4)))
     pytester.makeconftest(CONTEXT_PROBE)
     result = omk_run("--omk-executor", "echo", "-v")
@@ -229,11 +261,15 @@ def pytest_configure(config):
 """
 
 
-def test_the_xdist_controller_freezes_what_a_large_run_keeps(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+def test_the_xdist_controller_freezes_what_a_large_run_keeps(
+    pytester: pytest.Pytester, omk_run: OmkRun
+) -> None:
     # The controller collects no item, so counting sample items never froze anything there; it
     # keeps every record and report, which pytest's cleanup and the interpreter's exit traversed.
     pytest.importorskip("xdist")
-    write_sample_set(pytester, *(sample(f"s{i}", assertions=[{"type": "contains", "value": "hello"}]) for i in range(4)))
+    write_sample_set(
+        pytester, *(sample(f"s{i}", assertions=[{"type": "contains", "value": "hello"}]) for i in range(4))
+    )
     pytester.makeconftest(FREEZE_PROBE)
     result = omk_run("--omk-executor", "echo", "-n", "2", subprocess=True)
     result.assert_outcomes(passed=4)

@@ -17,7 +17,10 @@ BAD_CLI = [
     ("--omk-timeout=0", "--omk-timeout must be a number > 0, not '0'"),
     ("--omk-timeout=nan", "--omk-timeout must be a number > 0, not 'nan'"),
     ("--omk-retries=-1", "--omk-retries must be an integer >= 0, not '-1'"),
-    ("--omk-record-mode=sometimes", "--omk-record-mode must be one of none, once, new_episodes, all, rewrite, off, not 'sometimes'"),
+    (
+        "--omk-record-mode=sometimes",
+        "--omk-record-mode must be one of none, once, new_episodes, all, rewrite, off, not 'sometimes'",
+    ),
 ]
 BAD_INI = [
     ("omk_concurrency = abc", "ini key omk_concurrency must be an integer >= 1, not 'abc'"),
@@ -28,7 +31,9 @@ BAD_INI = [
 
 
 @pytest.mark.parametrize(("option", "message"), BAD_CLI)
-def test_bad_cli_value_is_a_usage_error(pytester: pytest.Pytester, omk_run: OmkRun, option: str, message: str) -> None:
+def test_bad_cli_value_is_a_usage_error(
+    pytester: pytest.Pytester, omk_run: OmkRun, option: str, message: str
+) -> None:
     write_sample_set(pytester, {"sample_id": "s", "prompt": "p"})
     result = omk_run("--omk-executor=echo", option)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
@@ -37,7 +42,9 @@ def test_bad_cli_value_is_a_usage_error(pytester: pytest.Pytester, omk_run: OmkR
 
 
 @pytest.mark.parametrize(("line", "message"), BAD_INI)
-def test_bad_ini_value_is_a_usage_error(pytester: pytest.Pytester, omk_run: OmkRun, line: str, message: str) -> None:
+def test_bad_ini_value_is_a_usage_error(
+    pytester: pytest.Pytester, omk_run: OmkRun, line: str, message: str
+) -> None:
     write_sample_set(pytester, {"sample_id": "s", "prompt": "p"})
     pytester.makeini(f"[pytest]\nomk_executor = echo\n{line}\n")
     result = omk_run()
@@ -47,8 +54,12 @@ def test_bad_ini_value_is_a_usage_error(pytester: pytest.Pytester, omk_run: OmkR
 
 
 def test_good_ini_values_are_typed(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
-    write_sample_set(pytester, {"sample_id": "s", "prompt": "p", "assertions": [{"type": "contains", "value": "p"}]})
-    pytester.makeini("[pytest]\nomk_executor = echo\nomk_concurrency = 2\nomk_timeout = 5\nomk_strict = true\n")
+    write_sample_set(
+        pytester, {"sample_id": "s", "prompt": "p", "assertions": [{"type": "contains", "value": "p"}]}
+    )
+    pytester.makeini(
+        "[pytest]\nomk_executor = echo\nomk_concurrency = 2\nomk_timeout = 5\nomk_strict = true\n"
+    )
     omk_run("--omk-report=r.json").assert_outcomes(passed=1)
     config = json.loads((pytester.path / "r.json").read_text())["config"]
     assert (config["concurrency"], config["timeout"], config["strict"]) == (2, 5.0, True)
@@ -57,5 +68,10 @@ def test_good_ini_values_are_typed(pytester: pytest.Pytester, omk_run: OmkRun) -
 def test_help_shows_defaults(omk_run: OmkRun) -> None:
     result = omk_run("--help")
     text = " ".join(result.stdout.str().split())
-    for shown in ("(default: 8)", "(default: 120)", "(default: new_episodes; none when CI is set)", "(default: 3)"):
+    for shown in (
+        "(default: 8)",
+        "(default: 120)",
+        "(default: new_episodes; none when CI is set)",
+        "(default: 3)",
+    ):
         assert shown in text

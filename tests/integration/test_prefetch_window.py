@@ -51,17 +51,25 @@ def pytest_sessionfinish(session):
 """
 
 
-def test_calls_run_ahead_of_the_run_loop_by_at_most_the_window(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+def test_calls_run_ahead_of_the_run_loop_by_at_most_the_window(
+    pytester: pytest.Pytester, omk_run: OmkRun
+) -> None:
     pytester.makepyfile(omk_lead_executor=LEAD_EXECUTOR)
     window = window_size(1)
     pytester.makeconftest(LEAD_CONFTEST.replace("{window}", str(window)))
     samples = [sample(f"s-{i:04d}", assertions=[{"type": "equals", "value": "ok"}]) for i in range(SAMPLES)]
     write_sample_set(pytester, *samples)
     result = omk_run(
-        "--omk-executor=python:omk_lead_executor:answer", "--omk-concurrency=1", "-p", "no:randomly", subprocess=True
+        "--omk-executor=python:omk_lead_executor:answer",
+        "--omk-concurrency=1",
+        "-p",
+        "no:randomly",
+        subprocess=True,
     )
     result.assert_outcomes(passed=SAMPLES)
     leads = json.loads((pytester.path / "leads.json").read_text(encoding="utf-8"))
     assert len(leads) == SAMPLES  # every sample called once
-    assert max(leads) <= window, f"a call started {max(leads)} samples ahead of the run loop (window {window})"
+    assert max(leads) <= window, (
+        f"a call started {max(leads)} samples ahead of the run loop (window {window})"
+    )
     assert max(leads) >= window // 2, "calls are no longer made ahead of the run loop"

@@ -19,7 +19,10 @@ from tests.support import (
 def test_causes_reach_the_report_and_group_the_summary(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand, fake_judge: FakeCommand
 ) -> None:
-    rubric = {"quality": {"criterion": "answers well", "weight": 0.5}, "tone": {"criterion": "polite", "weight": 0.5}}
+    rubric = {
+        "quality": {"criterion": "answers well", "weight": 0.5},
+        "tone": {"criterion": "polite", "weight": 0.5},
+    }
     assertions = [
         {"type": "contains", "value": "answer"},
         {"type": "tools_called", "values": ["Bash"]},  # the fake executor reports no trace

@@ -37,7 +37,13 @@ def recordings(root: Path) -> list[Path]:
 def run_without_mode(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     """Like ``omk_run`` but with no ``--omk-record-mode`` at all (the default applies)."""
     return pytester.runpytest_inprocess(
-        "-W", "ignore::pytest.PytestAssertRewriteWarning", "-p", "no:hypothesispytest", "-p", "no:anyio", *args
+        "-W",
+        "ignore::pytest.PytestAssertRewriteWarning",
+        "-p",
+        "no:hypothesispytest",
+        "-p",
+        "no:anyio",
+        *args,
     )
 
 
@@ -45,7 +51,11 @@ ARGS = ("--omk-executor", "openai", "--omk-recordings", "rec")
 
 
 def test_another_server_with_the_same_model_is_another_call(
-    pytester: pytest.Pytester, omk_run: OmkRun, fake_llm: FakeLLM, server_b: FakeLLM, monkeypatch: pytest.MonkeyPatch
+    pytester: pytest.Pytester,
+    omk_run: OmkRun,
+    fake_llm: FakeLLM,
+    server_b: FakeLLM,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     write_sample_set(pytester, sample("s", "Say hi", assertions=[{"type": "contains", "value": "hi"}]))
     fake_llm.add_rule("Say hi", "hi from A")
@@ -57,17 +67,28 @@ def test_another_server_with_the_same_model_is_another_call(
     again.assert_outcomes(passed=1)
     assert (len(fake_llm.requests), len(server_b.requests)) == (1, 1)
     report = json.loads((pytester.path / "b.json").read_text(encoding="utf-8"))
-    assert report["samples"][0]["execution"] == {**report["samples"][0]["execution"], "replayed": False, "output": "hi from B"}
+    assert report["samples"][0]["execution"] == {
+        **report["samples"][0]["execution"],
+        "replayed": False,
+        "output": "hi from B",
+    }
     stored = [json.loads(p.read_text(encoding="utf-8")) for p in recordings(pytester.path / "rec")]
     endpoints = sorted(d["endpoint"] for d in stored)
-    port_a, port_b = fake_llm.openai_base_url.split(":")[2].split("/")[0], server_b.openai_base_url.split(":")[2].split("/")[0]
+    port_a, port_b = (
+        fake_llm.openai_base_url.split(":")[2].split("/")[0],
+        server_b.openai_base_url.split(":")[2].split("/")[0],
+    )
     assert endpoints == sorted(f"http://127.0.0.1:{p}/v1/chat/completions" for p in (port_a, port_b))
     for document in stored:
         assert KEY not in json.dumps(document)
 
 
 def test_a_replay_miss_after_an_endpoint_change_names_the_endpoint(
-    pytester: pytest.Pytester, omk_run: OmkRun, fake_llm: FakeLLM, server_b: FakeLLM, monkeypatch: pytest.MonkeyPatch
+    pytester: pytest.Pytester,
+    omk_run: OmkRun,
+    fake_llm: FakeLLM,
+    server_b: FakeLLM,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     write_sample_set(pytester, sample("s", "Say hi"))
     fake_llm.add_rule("Say hi", "hi")
@@ -76,7 +97,9 @@ def test_a_replay_miss_after_an_endpoint_change_names_the_endpoint(
     use(server_b, monkeypatch)
     result = omk_run(*ARGS, "--omk-record-mode", "none")
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*ReplayMissError*", "*Nearest recording: execute/*/s-*.json*", "*endpoint: 'http://127.0.0.1:*"])
+    result.stdout.fnmatch_lines(
+        ["*ReplayMissError*", "*Nearest recording: execute/*/s-*.json*", "*endpoint: 'http://127.0.0.1:*"]
+    )
     assert (len(fake_llm.requests), len(server_b.requests)) == (1, 0)
 
 
@@ -93,10 +116,14 @@ def test_ci_set_and_no_mode_given_replays_only_and_calls_nothing(
     assert "model calls: 0 live, 1 replayed" in replayed.stdout.str()
     missed = run_without_mode(pytester, *ARGS, "--omk-model", "another-model")
     missed.assert_outcomes(errors=1)
-    missed.stdout.fnmatch_lines(["*--omk-record-mode=none only replays*", "*model: 'another-model' (this run)*"])
+    missed.stdout.fnmatch_lines(
+        ["*--omk-record-mode=none only replays*", "*model: 'another-model' (this run)*"]
+    )
     assert len(fake_llm.requests) == 1
     # An explicit mode still wins over CI's default.
-    run_without_mode(pytester, *ARGS, "--omk-model", "another-model", "--omk-record-mode", "new_episodes").assert_outcomes(passed=1)
+    run_without_mode(
+        pytester, *ARGS, "--omk-model", "another-model", "--omk-record-mode", "new_episodes"
+    ).assert_outcomes(passed=1)
     assert len(fake_llm.requests) == 2
 
 
@@ -111,7 +138,9 @@ def test_once_records_a_new_file_but_not_a_new_sample_of_a_recorded_file(
     write_sample_set(pytester, sample("b1", "Say B1"), name="b/eval-samples.json")
     result = omk_run(*ARGS, "--omk-record-mode", "once", "-rA")
     result.assert_outcomes(passed=2, errors=1)
-    result.stdout.fnmatch_lines(["*ReplayMissError*'a2'*once records only sample files that have no recordings yet*"])
+    result.stdout.fnmatch_lines(
+        ["*ReplayMissError*'a2'*once records only sample files that have no recordings yet*"]
+    )
     assert sorted(r.user for r in fake_llm.requests) == ["Say A1", "Say B1"]
     stored = {json.loads(p.read_text(encoding="utf-8"))["file"] for p in recordings(pytester.path / "rec")}
     assert stored == {"../a/eval-samples.json", "../b/eval-samples.json"}
@@ -121,14 +150,25 @@ def test_rewrite_re_records_and_removes_what_the_run_did_not_use(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     use(fake_llm, monkeypatch)
-    write_sample_set(pytester, sample("kept", "Say kept"), sample("edited", "Say old"), name="a/eval-samples.json")
+    write_sample_set(
+        pytester, sample("kept", "Say kept"), sample("edited", "Say old"), name="a/eval-samples.json"
+    )
     write_sample_set(pytester, sample("other", "Say other"), name="b/eval-samples.json")
     omk_run(*ARGS, "--omk-record-mode", "new_episodes", "--omk-repeat", "2").assert_outcomes(passed=3)
     assert len(recordings(pytester.path / "rec")) == 6
-    write_sample_set(pytester, sample("kept", "Say kept"), sample("edited", "Say new"), name="a/eval-samples.json")
+    write_sample_set(
+        pytester, sample("kept", "Say kept"), sample("edited", "Say new"), name="a/eval-samples.json"
+    )
     omk_run(*ARGS, "--omk-record-mode", "rewrite", "a").assert_outcomes(passed=2)
-    left = sorted((d["label"], d["request"]["prompt"], d["request"]["repeat"])
-                  for d in (json.loads(p.read_text(encoding="utf-8")) for p in recordings(pytester.path / "rec")))
+    left = sorted(
+        (d["label"], d["request"]["prompt"], d["request"]["repeat"])
+        for d in (json.loads(p.read_text(encoding="utf-8")) for p in recordings(pytester.path / "rec"))
+    )
     # a's old prompt and second repeats are gone; b did not run, so its recordings stay.
-    assert left == [("edited", "Say new", 0), ("kept", "Say kept", 0), ("other", "Say other", 0), ("other", "Say other", 1)]
+    assert left == [
+        ("edited", "Say new", 0),
+        ("kept", "Say kept", 0),
+        ("other", "Say other", 0),
+        ("other", "Say other", 1),
+    ]
     assert len(fake_llm.requests) == 6 + 2

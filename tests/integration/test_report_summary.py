@@ -48,7 +48,9 @@ def rendered(markdown: str) -> list[Section]:
         elif token.type.endswith("_close"):
             context.pop()
         elif token.type == "inline":
-            text = "".join(child.content for child in token.children or [] if child.type in ("text", "code_inline"))
+            text = "".join(
+                child.content for child in token.children or [] if child.type in ("text", "code_inline")
+            )
             where = context[-1]
             if where == "heading_open":
                 sections.append(Section(text))
@@ -65,13 +67,17 @@ def by_heading(sections: list[Section]) -> dict[str, Section]:
     return {re.sub(r" \(\d+\)$", "", s.heading): s for s in sections}
 
 
-def _example(pytester: pytest.Pytester, omk_run: OmkRun, name: str, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
+def _example(
+    pytester: pytest.Pytester, omk_run: OmkRun, name: str, *args: str
+) -> tuple[pytest.RunResult, dict[str, Any]]:
     shutil.copytree(REPO / "examples" / name, pytester.path, dirs_exist_ok=True)
     result = omk_run("--omk-record-mode=none", "-p", "no:cacheprovider", "--omk-report=report.json", *args)
     return result, load_report(pytester.path / "report.json")
 
 
-def test_quickstart_summary(pytester: pytest.Pytester, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_quickstart_summary(
+    pytester: pytest.Pytester, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
     step = pytester.path / "step-summary.md"
     step.write_text("earlier step\n", encoding="utf-8")
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step))
@@ -79,14 +85,22 @@ def test_quickstart_summary(pytester: pytest.Pytester, omk_run: OmkRun, monkeypa
     written = (pytester.path / "out" / "summary.md").read_text(encoding="utf-8")
     # GitHub's file is appended to (earlier steps keep their part); ours gets the same summary.
     assert step.read_text(encoding="utf-8") == "earlier step\n" + written
-    result.stdout.fnmatch_lines([f"omk: Markdown summary written to {pytester.path / 'out' / 'summary.md'}",
-                                 f"omk: step summary written to {step}"])
+    result.stdout.fnmatch_lines(
+        [
+            f"omk: Markdown summary written to {pytester.path / 'out' / 'summary.md'}",
+            f"omk: step summary written to {step}",
+        ]
+    )
 
     sections = rendered(written)
     assert [s.heading for s in sections] == ["pytest-omk: 7 samples, 6 passed, 1 xfailed"]
     means = report["summary"]["means"]
-    assert sections[0].tables == [[["composite", "fact", "behavior", "judge"],
-                                   [f"{means[k]:.2f}" for k in ("composite", "fact", "behavior", "judge")]]]
+    assert sections[0].tables == [
+        [
+            ["composite", "fact", "behavior", "judge"],
+            [f"{means[k]:.2f}" for k in ("composite", "fact", "behavior", "judge")],
+        ]
+    ]
     assert sections[0].paragraphs == [
         "Executor openai (gpt-4o-mini) · judge openai (gpt-4o) · model calls: 0 live, 14 replayed · cost $0.00016"
     ]
@@ -100,7 +114,9 @@ def test_ab_compare_summary(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
     variants = sections["Variants"].tables[0]
     assert variants[0] == ["variant", "samples", "passed", "failed", "composite", "fact", "behavior", "judge"]
     assert [row[:4] for row in variants[1:]] == [["concise", "8", "4", "4"], ["detailed", "8", "7", "1"]]
-    assert sections["Variants"].items == ["detailed − concise (composite): +0.33 [-0.13, +0.75] over 8 samples: no clear difference"]
+    assert sections["Variants"].items == [
+        "detailed − concise (composite): +0.33 [-0.13, +0.75] over 8 samples: no clear difference"
+    ]
 
     failed = [s for s in report["samples"] if s["outcome"] == "failed"]
     rows = sections["Failed samples"].tables[0]
@@ -126,17 +142,29 @@ def test_summary_keeps_hostile_text_inside_its_cell(
 
 def test_step_summary_is_cut_to_its_limit_with_a_note() -> None:
     samples = [
-        {"sample_id": f"s{i}", "outcome": "failed", "scores": {"composite": 1.0}, "error": None,
-         "assertions": [{"index": 0, "type": "contains", "status": "fail", "message": "x" * 200}], "rubric": {}}
+        {
+            "sample_id": f"s{i}",
+            "outcome": "failed",
+            "scores": {"composite": 1.0},
+            "error": None,
+            "assertions": [{"index": 0, "type": "contains", "status": "fail", "message": "x" * 200}],
+            "rubric": {},
+        }
         for i in range(500)
     ]
-    document = {"summary": {"samples": 500, "outcomes": {"failed": 500}, "means": {}}, "config": {}, "samples": samples}
+    document = {
+        "summary": {"samples": 500, "outcomes": {"failed": 500}, "means": {}},
+        "config": {},
+        "samples": samples,
+    }
     text = render_markdown(document, limit=20_000)
     assert len(text.encode("utf-8")) <= 20_000
     sections = by_heading(rendered(text))
     shown = len(sections["Failed samples"].tables[0]) - 1
     assert 0 < shown < 500
-    assert sections["Failed samples"].paragraphs[-1].startswith(f"{500 - shown} more failed samples not shown")
+    assert (
+        sections["Failed samples"].paragraphs[-1].startswith(f"{500 - shown} more failed samples not shown")
+    )
     assert len(render_markdown(document).encode("utf-8")) > 20_000  # the default limit (1 MiB) keeps them all
 
 
@@ -157,19 +185,32 @@ def test_pytest_html_has_one_row_per_sample_with_score_columns(
     pytest.importorskip("pytest_html")
     write_sample_set(
         pytester,
-        sample("good", assertions=[{"type": "contains", "value": "yes"}, {"type": "max_length", "value": 50}]),
-        sample("bad", assertions=[{"type": "contains", "value": "yes"}, {"type": "contains", "value": "<b>bold</b>"}]),
+        sample(
+            "good", assertions=[{"type": "contains", "value": "yes"}, {"type": "max_length", "value": 50}]
+        ),
+        sample(
+            "bad",
+            assertions=[{"type": "contains", "value": "yes"}, {"type": "contains", "value": "<b>bold</b>"}],
+        ),
     )
     pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
     spec = fake_command.script({"*": {"output": "yes <i>tag</i>", "costUSD": 0.0021}})
-    result = omk_run(executor_arg(spec), "--html=report.html", "--omk-report=omk.json", "eval-samples.json", "test_plain.py")
+    result = omk_run(
+        executor_arg(spec),
+        "--html=report.html",
+        "--omk-report=omk.json",
+        "eval-samples.json",
+        "test_plain.py",
+    )
     result.assert_outcomes(passed=2, failed=2)  # the failed item and its failed subtest
     report = {s["sample_id"]: s for s in load_report(pytester.path / "omk.json")["samples"]}
     tests = pytest_html_tests(pytester.path / "report.html")
 
     assert sorted(tests) == ["eval-samples.json::bad", "eval-samples.json::good", "test_plain.py::test_plain"]
     assert {nodeid: [row["result"] for row in rows] for nodeid, rows in tests.items()} == {
-        "eval-samples.json::bad": ["Failed"], "eval-samples.json::good": ["Passed"], "test_plain.py::test_plain": ["Passed"]
+        "eval-samples.json::bad": ["Failed"],
+        "eval-samples.json::good": ["Passed"],
+        "test_plain.py::test_plain": ["Passed"],
     }
     for sample_id in ("good", "bad"):
         (row,) = tests[f"eval-samples.json::{sample_id}"]

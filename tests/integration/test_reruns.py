@@ -26,13 +26,18 @@ def llm(fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> FakeLLM:
     return fake_llm
 
 
-def test_each_rerun_is_a_fresh_model_call_recorded_as_a_take(pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM) -> None:
+def test_each_rerun_is_a_fresh_model_call_recorded_as_a_take(
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
+) -> None:
     write_sample_set(pytester, sample("flaky", "Say yes", assertions=[{"type": "contains", "value": "yes"}]))
     llm.add_rule("Say yes", replies=["no", "still no", "yes"])
     result = omk_run(*ARGS, "--omk-record-mode", "new_episodes")
     assert outcomes(result) == {"passed": 1, "rerun": 2}
     assert len(llm.requests) == 3  # one call per attempt, not one graded three times
-    takes = sorted(json.loads(p.read_text(encoding="utf-8"))["request"]["take"] for p in Path(pytester.path, "rec").rglob("*.json"))
+    takes = sorted(
+        json.loads(p.read_text(encoding="utf-8"))["request"]["take"]
+        for p in Path(pytester.path, "rec").rglob("*.json")
+    )
     assert takes == [0, 1, 2]
     # Replay follows the takes: the same attempts, the same answers, no call.
     replay = omk_run(*ARGS, "--omk-record-mode", "none")
@@ -40,7 +45,9 @@ def test_each_rerun_is_a_fresh_model_call_recorded_as_a_take(pytester: pytest.Py
     assert len(llm.requests) == 3
 
 
-def test_an_executor_error_is_retried_by_a_rerun_with_a_new_call(pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM) -> None:
+def test_an_executor_error_is_retried_by_a_rerun_with_a_new_call(
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
+) -> None:
     write_sample_set(pytester, sample("s", "Say yes", assertions=[{"type": "contains", "value": "yes"}]))
     llm.inject("status", status=400, first=1)
     llm.add_rule("Say yes", "yes")

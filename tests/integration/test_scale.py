@@ -16,14 +16,19 @@ def test_the_recordings_directory_is_never_collected(pytester: pytest.Pytester, 
     # Anything pytest would collect, inside the recordings directory: none of it may run.
     write_samples(pytester, "recordings/execute/ab/eval-samples.json", "{not a sample file")
     pytester.makepyfile(**{"recordings/test_trap.py": "def test_trap():\n    assert False\n"})
-    result = omk_run("--omk-executor", "echo", "--omk-recordings", "recordings", "--omk-record-mode", "new_episodes")
+    result = omk_run(
+        "--omk-executor", "echo", "--omk-recordings", "recordings", "--omk-record-mode", "new_episodes"
+    )
     result.assert_outcomes(passed=1)  # the trap would fail and the broken file would error
     assert "collected 1 item" in result.stdout.str()
     assert len(list((pytester.path / "recordings" / "execute").rglob("s1-*.json"))) == 1  # it was used
 
 
 def many_samples(count: int) -> dict[str, object]:
-    samples = [sample(f"s{i:05d}", f"question {i}", assertions=[{"type": "contains", "value": "question"}]) for i in range(count)]
+    samples = [
+        sample(f"s{i:05d}", f"question {i}", assertions=[{"type": "contains", "value": "question"}])
+        for i in range(count)
+    ]
     return sample_set(*samples)
 
 
@@ -35,7 +40,9 @@ SCALE_CALLS = int(os.environ.get("OMK_SCALE_CALLS", "4000"))
 
 
 @pytest.mark.slow
-def test_thousands_of_calls_record_under_two_workers_without_loss(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+def test_thousands_of_calls_record_under_two_workers_without_loss(
+    pytester: pytest.Pytester, omk_run: OmkRun
+) -> None:
     """Recording at scale under xdist, with prefetching workers writing concurrently: every call
     ends up as exactly one complete recording, and no item errors."""
     pytest.importorskip("xdist")
@@ -44,16 +51,24 @@ def test_thousands_of_calls_record_under_two_workers_without_loss(pytester: pyte
     args = ("--omk-executor", "echo", "--omk-recordings", "rec", "-p", "no:cacheprovider", "-q", "-n", "2")
     result = omk_run(*args, "--omk-record-mode", "new_episodes", "--omk-concurrency", "32", subprocess=True)
     outcomes = result.parseoutcomes()
-    assert outcomes.get("passed") == count and not {"failed", "errors"} & set(outcomes), result.stdout.lines[-15:]
+    assert outcomes.get("passed") == count and not {"failed", "errors"} & set(outcomes), result.stdout.lines[
+        -15:
+    ]
     assert f"model calls: {count} live, 0 replayed" in result.stdout.str()
     audit = audit_recordings(pytester.path / "rec")
     assert audit.problems == [] and audit.temps == []
     assert audit.labels("execute") == [f"s{i:05d}" for i in range(count)]
 
 
-def test_a_recording_made_under_one_rootdir_replays_under_another(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+def test_a_recording_made_under_one_rootdir_replays_under_another(
+    pytester: pytest.Pytester, omk_run: OmkRun
+) -> None:
     project = pytester.path / "project"
-    write_samples(pytester, "project/eval-samples.json", sample_set(sample("s1", assertions=[{"type": "contains", "value": "hello"}])))
+    write_samples(
+        pytester,
+        "project/eval-samples.json",
+        sample_set(sample("s1", assertions=[{"type": "contains", "value": "hello"}])),
+    )
     recordings = pytester.path / "elsewhere" / "rec"  # outside the project, given as an absolute path
     (project / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
     args = ("--omk-executor", "echo", "--omk-recordings", str(recordings), "-p", "no:cacheprovider", "-rA")
@@ -65,7 +80,9 @@ def test_a_recording_made_under_one_rootdir_replays_under_another(pytester: pyte
     assert "model calls: 0 live, 1 replayed" in replayed.stdout.str()
 
 
-def test_checks_share_the_items_capture_instead_of_opening_one_each(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+def test_checks_share_the_items_capture_instead_of_opening_one_each(
+    pytester: pytest.Pytester, omk_run: OmkRun
+) -> None:
     """Under --capture=fd pytest's subtests would open a capture (two temporary files) per check;
     the plugin's checks print nothing, so they share their item's capture: the count of captures
     opened does not grow with the number of checks."""

@@ -14,7 +14,7 @@ import pytest
 from tests.reliability.test_xdist_parity import normalised
 from tests.support import OmkRun, load_report, sample, write_sample_set
 
-EXECUTOR = '''
+EXECUTOR = """
 import os
 
 def answer(request):
@@ -22,7 +22,7 @@ def answer(request):
     good = os.environ.get("ANSWER_MODE") == "good"
     words = [request.system or "", request.prompt, "always" if good else f"r{request.repeat}"]
     return {"output": " ".join(words), "costUSD": 0.001 * (1 + request.repeat), "numTurns": 1}
-'''
+"""
 
 
 def checks(i: int) -> list[dict[str, object]]:
@@ -40,7 +40,10 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     for name in ("concise", "detailed"):
         (pytester.path / "prompts").mkdir(exist_ok=True)
         (pytester.path / "prompts" / f"{name}.md").write_text(name, encoding="utf-8")
-    first = [sample(f"a{i}", f"task {i}", assertions=checks(i), capability=["math" if i % 2 else "prose"]) for i in range(5)]
+    first = [
+        sample(f"a{i}", f"task {i}", assertions=checks(i), capability=["math" if i % 2 else "prose"])
+        for i in range(5)
+    ]
     second = [sample(f"b{i}", f"job {i}", assertions=checks(i + 5), difficulty="hard") for i in range(4)]
     write_sample_set(pytester, *first, name="one/eval-samples.json")
     write_sample_set(pytester, *second, name="two/eval-samples.yaml")
@@ -60,22 +63,33 @@ COMMON = (
 
 def merge(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pytest_omk", "merge", *args], cwd=cwd, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "pytest_omk", "merge", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
-def test_three_shards_merged_equal_one_run(project: pytest.Pytester, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_three_shards_merged_equal_one_run(
+    project: pytest.Pytester, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("ANSWER_MODE", "good")
     omk_run(*COMMON, "--omk-report=base.json", subprocess=True)
     monkeypatch.setenv("ANSWER_MODE", "mixed")
     gate = ("--omk-baseline=base.json", "--omk-fail-on-regression=0.1")
     one = omk_run(*COMMON, *gate, "--omk-report=one.json", subprocess=True)
-    shards = [omk_run(*COMMON, *gate, f"--omk-shard={k}/3", f"--omk-report=shard-{k}.json", subprocess=True) for k in (1, 2, 3)]
+    shards = [
+        omk_run(*COMMON, *gate, f"--omk-shard={k}/3", f"--omk-report=shard-{k}.json", subprocess=True)
+        for k in (1, 2, 3)
+    ]
 
     # The shards split the 18 items (9 samples x 2 variants) into three disjoint blocks.
     ids = [[s["nodeid"] for s in load_report(project.path / f"shard-{k}.json")["samples"]] for k in (1, 2, 3)]
     assert [len(block) for block in ids] == [6, 6, 6]
-    assert [nodeid for block in ids for nodeid in block] == [s["nodeid"] for s in load_report(project.path / "one.json")["samples"]]
+    assert [nodeid for block in ids for nodeid in block] == [
+        s["nodeid"] for s in load_report(project.path / "one.json")["samples"]
+    ]
     assert all("18 items / 12 deselected / 6 selected" in shard.stdout.str() for shard in shards)
 
     merged = merge(project.path, "shard-3.json", "shard-1.json", "shard-2.json", "-o", "merged.json")

@@ -23,19 +23,37 @@ def slow_project(pytester: pytest.Pytester, fake_llm: FakeLLM) -> dict[str, str]
     fake_llm.latency = LATENCY
     write_sample_set(pytester, sample("s1", "Say one"), sample("s2", "Say two"))
     pytester.makeini("[pytest]\nomk_status_interval = 0.2\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "PYTEST_", "CI"))}
-    return {**env, "OPENAI_BASE_URL": fake_llm.openai_base_url, "OPENAI_API_KEY": "sk-status-line-4d5e6f70", "COLUMNS": "120"}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "PYTEST_", "CI"))
+    }
+    return {
+        **env,
+        "OPENAI_BASE_URL": fake_llm.openai_base_url,
+        "OPENAI_API_KEY": "sk-status-line-4d5e6f70",
+        "COLUMNS": "120",
+    }
 
 
-ARGS = ["-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly", "--omk-executor=openai", "--omk-judge=none",
-        "--omk-record-mode=off", "--omk-concurrency=1"]
+ARGS = [
+    "-m",
+    "pytest",
+    "-p",
+    "no:cacheprovider",
+    "-p",
+    "no:randomly",
+    "--omk-executor=openai",
+    "--omk-judge=none",
+    "--omk-record-mode=off",
+    "--omk-concurrency=1",
+]
 
 
 def run_on_pty(cwd: Path, env: dict[str, str], *args: str) -> str:
     """Run pytest with a pseudo-terminal as its stdout and stderr; return everything it wrote."""
     master, slave = pty.openpty()
-    process = subprocess.Popen([sys.executable, *ARGS, *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                               stdout=slave, stderr=slave)
+    process = subprocess.Popen(
+        [sys.executable, *ARGS, *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave
+    )
     os.close(slave)
     chunks = []
     while True:
@@ -52,11 +70,15 @@ def run_on_pty(cwd: Path, env: dict[str, str], *args: str) -> str:
 
 
 def run_on_pipe(cwd: Path, env: dict[str, str], *args: str) -> str:
-    done = subprocess.run([sys.executable, *ARGS, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, *ARGS, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
     return done.stdout
 
 
-def test_on_a_terminal_the_status_is_rewritten_in_place_and_erased(pytester: pytest.Pytester, slow_project: dict[str, str]) -> None:
+def test_on_a_terminal_the_status_is_rewritten_in_place_and_erased(
+    pytester: pytest.Pytester, slow_project: dict[str, str]
+) -> None:
     out = run_on_pty(pytester.path, slow_project)
     assert "2 passed" in out
     drawn = out.count("omk: 0/2 samples") + out.count("omk: 1/2 samples")
@@ -69,7 +91,9 @@ def test_on_a_terminal_the_status_is_rewritten_in_place_and_erased(pytester: pyt
     assert "eval-samples.json" in out
 
 
-def test_on_a_pipe_plain_lines_appear_and_quiet_has_none(pytester: pytest.Pytester, slow_project: dict[str, str]) -> None:
+def test_on_a_pipe_plain_lines_appear_and_quiet_has_none(
+    pytester: pytest.Pytester, slow_project: dict[str, str]
+) -> None:
     out = run_on_pipe(pytester.path, slow_project)
     assert "2 passed" in out
     lines = [line for line in out.splitlines() if line.startswith("omk: ")]

@@ -49,7 +49,9 @@ def _context_manager_for_every_check(item: Any, messages: list[str]) -> None:
             pass
 
 
-def _reports(pytester: pytest.Pytester, omk_run: OmkRun, log: Path, *args: str) -> tuple[list[dict[str, Any]], list[str]]:
+def _reports(
+    pytester: pytest.Pytester, omk_run: OmkRun, log: Path, *args: str
+) -> tuple[list[dict[str, Any]], list[str]]:
     log.unlink(missing_ok=True)
     result = omk_run("--omk-executor", "echo", "-v", "-rA", *args)
     assert result.ret == pytest.ExitCode.TESTS_FAILED

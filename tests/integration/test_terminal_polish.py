@@ -7,7 +7,11 @@ import pytest
 
 from tests.support import OmkRun, parse_junit, sample, write_sample_set
 
-CHECKS = [{"type": "contains", "value": "zzz"}, {"type": "contains", "value": "hello"}, {"type": "starts_with", "value": "no"}]
+CHECKS = [
+    {"type": "contains", "value": "zzz"},
+    {"type": "contains", "value": "hello"},
+    {"type": "starts_with", "value": "no"},
+]
 
 
 @pytest.fixture
@@ -16,10 +20,15 @@ def failing(pytester: pytest.Pytester) -> None:
 
 
 @pytest.mark.usefixtures("failing")
-def test_the_junit_failure_message_lists_the_failed_checks(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+def test_the_junit_failure_message_lists_the_failed_checks(
+    pytester: pytest.Pytester, omk_run: OmkRun
+) -> None:
     omk_run("--omk-executor=echo", "--junitxml", "j.xml")
     case = parse_junit(pytester.path / "j.xml").cases["eval-samples.json::s1"]
-    assert case.failures[-1] == "2 of 3 checks failed: assertion 0: contains, assertion 2: starts_with (composite 2.00)"
+    assert (
+        case.failures[-1]
+        == "2 of 3 checks failed: assertion 0: contains, assertion 2: starts_with (composite 2.00)"
+    )
 
 
 @pytest.mark.usefixtures("failing")
@@ -44,8 +53,12 @@ def test_suite_level_junit_properties(pytester: pytest.Pytester, omk_run: OmkRun
     assert junit.suite_properties["omk.samples"] == "2"
 
 
-def test_an_unknown_junit_properties_value_is_a_usage_error(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+def test_an_unknown_junit_properties_value_is_a_usage_error(
+    pytester: pytest.Pytester, omk_run: OmkRun
+) -> None:
     pytester.makeini("[pytest]\nomk_junit_properties = everywhere\n")
     result = omk_run("--omk-executor=echo")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*ini key omk_junit_properties must be one of testcase, suite, not 'everywhere'*"])
+    result.stderr.fnmatch_lines(
+        ["*ini key omk_junit_properties must be one of testcase, suite, not 'everywhere'*"]
+    )

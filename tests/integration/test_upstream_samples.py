@@ -38,7 +38,12 @@ _RUNTIME_TRACE: dict[str, Any] = {
     "output": "ARTIFACT_OK ANALYSIS_DONE RUNTIME:OMK_RUNTIME_CODE_REVIEW_7F3D|LINES:3",
     "numTurns": 4,
     "toolCalls": [
-        {"tool": "Bash", "input": {"command": "pwd && wc -l skills/runtime-context-check.md"}, "output": "3", "success": True},
+        {
+            "tool": "Bash",
+            "input": {"command": "pwd && wc -l skills/runtime-context-check.md"},
+            "output": "3",
+            "success": True,
+        },
         {
             "tool": "Read",
             "input": {"file_path": "./skills/runtime-context-check.md"},
@@ -281,7 +286,9 @@ def test_mcp_observation_with_failing_answers(
     _copy(pytester, upstream_samples, rel)
     drafted = {
         "output": "drafted a sample",
-        "toolCalls": [{"tool": "draft_sample_from_observation", "input": {"confirmedByUser": False}, "success": True}],
+        "toolCalls": [
+            {"tool": "draft_sample_from_observation", "input": {"confirmedByUser": False}, "success": True}
+        ],
     }
     unconfirmed = {
         "output": "saved",

@@ -27,7 +27,10 @@ def llm(fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> FakeLLM:
 
 
 def write_questions(pytester: pytest.Pytester, count: int) -> None:
-    samples = [sample(f"s{i:02d}", f"Question {i}", assertions=[{"type": "contains", "value": "yes"}]) for i in range(count)]
+    samples = [
+        sample(f"s{i:02d}", f"Question {i}", assertions=[{"type": "contains", "value": "yes"}])
+        for i in range(count)
+    ]
     write_sample_set(pytester, *samples)
 
 
@@ -35,20 +38,34 @@ def asked(llm: FakeLLM) -> Counter[str]:
     return Counter(r.user for r in llm.requests)
 
 
-def test_two_workers_have_every_call_in_flight_at_once(pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM) -> None:
+def test_two_workers_have_every_call_in_flight_at_once(
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
+) -> None:
     write_questions(pytester, 12)
     llm.add_rule(None, "yes")
     # Without prefetching, each worker holds one call at a time: the gate would never open
     # (each request then waits out the timeout) and the peak would be 2.
     llm.gate(12, timeout=5)
-    result = omk_run("--omk-executor", "openai", "--omk-concurrency", "12", "-n", "2", "--omk-report", "r.json", subprocess=True)
+    result = omk_run(
+        "--omk-executor",
+        "openai",
+        "--omk-concurrency",
+        "12",
+        "-n",
+        "2",
+        "--omk-report",
+        "r.json",
+        subprocess=True,
+    )
     result.assert_outcomes(passed=12)
     assert llm.peak_in_flight == 12
     assert asked(llm) == Counter({f"Question {i}": 1 for i in range(12)})  # no call made twice
     assert load_report(pytester.path / "r.json")["summary"]["modelCalls"]["live"] == 12
 
 
-def test_each_worker_keeps_to_its_share_of_the_concurrency(pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM) -> None:
+def test_each_worker_keeps_to_its_share_of_the_concurrency(
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
+) -> None:
     write_questions(pytester, 12)
     llm.add_rule(None, "yes")
     llm.gate(12, timeout=1)  # never opens: at most 2 x 3 calls may be in flight

@@ -22,17 +22,28 @@ pytest.importorskip("xdist")
 SAMPLES = 4
 LATENCY = 2.0
 XDIST = ["-n", "2", f"--omk-concurrency={SAMPLES}"]
-LINE = re.compile(r"omk: (\d+)/(\d+) samples · (\d+) in flight · (\d+) retrying · (\d+) failed · \S+ · \S+ · ETA \S+")
+LINE = re.compile(
+    r"omk: (\d+)/(\d+) samples · (\d+) in flight · (\d+) retrying · (\d+) failed · \S+ · \S+ · ETA \S+"
+)
 
 
 @pytest.fixture
-def slow_project(pytester: pytest.Pytester, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+def slow_project(
+    pytester: pytest.Pytester, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> dict[str, str]:
     fake_llm.latency = LATENCY
     fake_llm.gate(SAMPLES, timeout=60)
     write_sample_set(pytester, *(sample(f"s{i}", f"Say {i}") for i in range(SAMPLES)))
     pytester.makeini("[pytest]\nomk_status_interval = 0.2\n")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "PYTEST_", "CI"))}
-    return {**env, "OPENAI_BASE_URL": fake_llm.openai_base_url, "OPENAI_API_KEY": "sk-xdist-status-7a8b9c0d", "COLUMNS": "160"}
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ANTHROPIC_", "PYTEST_", "CI"))
+    }
+    return {
+        **env,
+        "OPENAI_BASE_URL": fake_llm.openai_base_url,
+        "OPENAI_API_KEY": "sk-xdist-status-7a8b9c0d",
+        "COLUMNS": "160",
+    }
 
 
 def counts(out: str) -> list[tuple[int, ...]]:
@@ -61,7 +72,9 @@ def test_quiet_under_xdist_prints_no_status(pytester: pytest.Pytester, slow_proj
     assert "omk: " not in quiet
 
 
-def test_on_a_terminal_the_controller_rewrites_one_line(pytester: pytest.Pytester, slow_project: dict[str, str]) -> None:
+def test_on_a_terminal_the_controller_rewrites_one_line(
+    pytester: pytest.Pytester, slow_project: dict[str, str]
+) -> None:
     out = run_on_pty(pytester.path, slow_project, *XDIST)
     assert f"{SAMPLES} passed" in out
     drawn = counts(out)
@@ -86,7 +99,7 @@ def screen(out: str) -> list[str]:
             elif char == "\r":
                 cursor = 0
             else:
-                cells[cursor:cursor + 1] = [char]
+                cells[cursor : cursor + 1] = [char]
                 cursor += 1
         shown.append("".join(cells).rstrip())
     return shown

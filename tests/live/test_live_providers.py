@@ -58,8 +58,15 @@ samples:
         },
     )
     result = pytester.runpytest_subprocess(
-        "--omk-executor", "openai", "--omk-judge", "openai", "--omk-judge-model", "gpt-4o",
-        "--omk-record-mode", "off", "-v",
+        "--omk-executor",
+        "openai",
+        "--omk-judge",
+        "openai",
+        "--omk-judge-model",
+        "gpt-4o",
+        "--omk-record-mode",
+        "off",
+        "-v",
     )
     result.stdout.fnmatch_lines(["*SUBPASSED*rubric: correct*"])
     result.assert_outcomes(passed=1)

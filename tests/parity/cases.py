@@ -13,20 +13,99 @@ import random
 from typing import Any
 
 ASCII = list("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.,;:!?-_/\\()[]{}'\"#@")
-WORDS = ["hello", "World", "SQL", "injection", "prepared", "statement", "Kelvin", "straße", "GO", "NO-GO", "ok", "json"]
-JS_SPACE = [" ", "\t", "\n", "\r", "\u00a0", "\u2028", "\u2029", "\ufeff", "\u3000", "\u2003", "\u000b", "\u000c"]
+WORDS = [
+    "hello",
+    "World",
+    "SQL",
+    "injection",
+    "prepared",
+    "statement",
+    "Kelvin",
+    "straße",
+    "GO",
+    "NO-GO",
+    "ok",
+    "json",
+]
+JS_SPACE = [
+    " ",
+    "\t",
+    "\n",
+    "\r",
+    "\u00a0",
+    "\u2028",
+    "\u2029",
+    "\ufeff",
+    "\u3000",
+    "\u2003",
+    "\u000b",
+    "\u000c",
+]
 NON_JS_SPACE = ["\u0085", "\u001c", "\u001f", "\u200b", "\u180e"]
 CJK = ["中", "文", "测试", "安全", "，", "。", "Ａ", "ｂ"]
 EMOJI = ["😀", "👍🏽", "🇩🇪", "👨‍👩‍👧", "𝔘"]
 COMBINING = ["e\u0301", "n\u0303", "a\u030a", "\u0301"]
-CASE_SPECIAL = ["İ", "ı", "ß", "ẞ", "ſ", "\u212a", "\u212b", "Σ", "ς", "σ", "\u2126", "ǅ", "ﬁ", "\ua7dc", "\u019b", "Ω", "K"]
+CASE_SPECIAL = [
+    "İ",
+    "ı",
+    "ß",
+    "ẞ",
+    "ſ",
+    "\u212a",
+    "\u212b",
+    "Σ",
+    "ς",
+    "σ",
+    "\u2126",
+    "ǅ",
+    "ﬁ",
+    "\ua7dc",
+    "\u019b",
+    "Ω",
+    "K",
+]
 POOLS = [ASCII, WORDS, JS_SPACE, NON_JS_SPACE, CJK, EMOJI, COMBINING, CASE_SPECIAL]
 
 REGEXES = [
-    "k", "s", "i", "ß", "ω", "^.$", "^..$", "^[\\W]$", "^[\\S]+$", "^[\\D]$", "^\\u{3}$", "a{,3}", "^(a)?\\1b$",
-    "(?<=l+)o", "\\p{L}", "\\bhello\\b", "^\\s+$", "\\s", "\\d+", "[Α-Ω]", "é", "😀", "中", "\\w+", "^$", ".",
-    "^.+$", "[^a-z]", "(?<x>o)\\k<x>", "\\u00e9", "\\x41", "[\\u{1F600}]", "\\cJ", "a|b", "(?:he|wo)l+",
-    "^[\\p{Lu}]", "\\P{L}", "\\1", "\\k<x>",
+    "k",
+    "s",
+    "i",
+    "ß",
+    "ω",
+    "^.$",
+    "^..$",
+    "^[\\W]$",
+    "^[\\S]+$",
+    "^[\\D]$",
+    "^\\u{3}$",
+    "a{,3}",
+    "^(a)?\\1b$",
+    "(?<=l+)o",
+    "\\p{L}",
+    "\\bhello\\b",
+    "^\\s+$",
+    "\\s",
+    "\\d+",
+    "[Α-Ω]",
+    "é",
+    "😀",
+    "中",
+    "\\w+",
+    "^$",
+    ".",
+    "^.+$",
+    "[^a-z]",
+    "(?<x>o)\\k<x>",
+    "\\u00e9",
+    "\\x41",
+    "[\\u{1F600}]",
+    "\\cJ",
+    "a|b",
+    "(?:he|wo)l+",
+    "^[\\p{Lu}]",
+    "\\P{L}",
+    "\\1",
+    "\\k<x>",
 ]
 FLAGS: list[str | None] = [None, "", "i", "u", "iu", "g", "y", "m", "s", "gi", "su", "imsu", "v", "d"]
 SCHEMAS: list[dict[str, Any]] = [
@@ -44,9 +123,30 @@ SCHEMAS: list[dict[str, Any]] = [
     {"type": "string", "format": "email"},  # a strict Ajv cannot compile it: refused at load here
     {"type": "object", "example": {}},
 ]
-JSON_OUTPUTS = ['{"a": 1}', '{"a": 1, "b": 2}', '"123"', '"٣٣"', "[1, 2]", '["x"]', '["x", 1]', "1", "0.3", "true", "null",
-                '{"Éa": 1}', '"é"', '"😀"', "[]", "{}", " [1] ", "\u00a0[1]", '{"a": 1,}', "NaN", "```json\n{}\n```",
-                "[" * 3000 + "]" * 3000]
+JSON_OUTPUTS = [
+    '{"a": 1}',
+    '{"a": 1, "b": 2}',
+    '"123"',
+    '"٣٣"',
+    "[1, 2]",
+    '["x"]',
+    '["x", 1]',
+    "1",
+    "0.3",
+    "true",
+    "null",
+    '{"Éa": 1}',
+    '"é"',
+    '"😀"',
+    "[]",
+    "{}",
+    " [1] ",
+    "\u00a0[1]",
+    '{"a": 1,}',
+    "NaN",
+    "```json\n{}\n```",
+    "[" * 3000 + "]" * 3000,
+]
 TOOLS = ["Bash", "Read", "Grep", "Edit", "docs.fetch_doc", "WebFetch", "bash"]
 
 
@@ -82,20 +182,52 @@ class Fuzz:
 
 def _leaf(f: Fuzz, output: str, trace: list[dict[str, Any]]) -> dict[str, Any]:
     rng = f.rng
-    kind = rng.choice([
-        "contains", "not_contains", "starts_with", "ends_with", "equals", "not_equals", "regex", "regex",
-        "min_length", "max_length", "word_count_min", "word_count_max", "contains_all", "contains_any",
-        "json_valid", "json_schema", "cost_max", "latency_max", "turns_min", "turns_max", "tools_called",
-        "tools_not_called", "tools_count_min", "tools_count_max", "tool_output_contains", "tool_input_contains",
-        "tool_input_not_contains", "mock_hit", "rouge_n_min", "bleu_min", "levenshtein_max",
-    ])
+    kind = rng.choice(
+        [
+            "contains",
+            "not_contains",
+            "starts_with",
+            "ends_with",
+            "equals",
+            "not_equals",
+            "regex",
+            "regex",
+            "min_length",
+            "max_length",
+            "word_count_min",
+            "word_count_max",
+            "contains_all",
+            "contains_any",
+            "json_valid",
+            "json_schema",
+            "cost_max",
+            "latency_max",
+            "turns_min",
+            "turns_max",
+            "tools_called",
+            "tools_not_called",
+            "tools_count_min",
+            "tools_count_max",
+            "tool_output_contains",
+            "tool_input_contains",
+            "tool_input_not_contains",
+            "mock_hit",
+            "rouge_n_min",
+            "bleu_min",
+            "levenshtein_max",
+        ]
+    )
     a: dict[str, Any] = {"type": kind}
     if kind in ("contains", "not_contains", "equals", "not_equals"):
-        a["value"] = output if kind.endswith("equals") and rng.random() < 0.4 and output.strip() else f.needle(output)
+        a["value"] = (
+            output if kind.endswith("equals") and rng.random() < 0.4 and output.strip() else f.needle(output)
+        )
     elif kind in ("starts_with", "ends_with"):
         cut = rng.randint(1, 5)
         piece = output[:cut] if kind == "starts_with" else output[-cut:]
-        a["value"] = rng.choice([piece, piece.upper()]) if piece.strip() and rng.random() < 0.6 else f.needle(output)
+        a["value"] = (
+            rng.choice([piece, piece.upper()]) if piece.strip() and rng.random() < 0.6 else f.needle(output)
+        )
     elif kind == "regex":
         a["pattern"] = rng.choice(REGEXES)
         flags = rng.choice(FLAGS)
@@ -118,7 +250,11 @@ def _leaf(f: Fuzz, output: str, trace: list[dict[str, Any]]) -> dict[str, Any]:
     elif kind in ("tools_called", "tools_not_called"):
         a["values"] = rng.sample(TOOLS[:-1], rng.randint(1, 2))
     elif kind.startswith("tool_"):
-        call = rng.choice(trace) if trace and rng.random() < 0.7 else {"tool": rng.choice(TOOLS[:-1]), "input": "x"}
+        call = (
+            rng.choice(trace)
+            if trace and rng.random() < 0.7
+            else {"tool": rng.choice(TOOLS[:-1]), "input": "x"}
+        )
         haystack = json.dumps(call.get("input" if "input" in kind else "output"), ensure_ascii=False)
         a["value"] = f"{call['tool']}:{f.needle(haystack.strip(chr(34)) or 'x')}"
     elif kind == "mock_hit":
@@ -139,8 +275,11 @@ def _leaf(f: Fuzz, output: str, trace: list[dict[str, Any]]) -> dict[str, Any]:
 def _assertion(f: Fuzz, output: str, trace: list[dict[str, Any]], depth: int = 0) -> dict[str, Any]:
     rng = f.rng
     if depth < 2 and rng.random() < 0.12:
-        a: dict[str, Any] = {"type": "assert-set", "mode": rng.choice(["any", "all"]),
-                             "children": [_assertion(f, output, trace, depth + 1) for _ in range(rng.randint(1, 3))]}
+        a: dict[str, Any] = {
+            "type": "assert-set",
+            "mode": rng.choice(["any", "all"]),
+            "children": [_assertion(f, output, trace, depth + 1) for _ in range(rng.randint(1, 3))],
+        }
     else:
         a = _leaf(f, output, trace)
     if rng.random() < 0.25:
@@ -154,12 +293,16 @@ def _trace(f: Fuzz) -> list[dict[str, Any]]:
     rng = f.rng
     calls = []
     for _ in range(rng.randint(0, 4)):
-        calls.append({
-            "tool": rng.choice(TOOLS[:-1]),
-            "input": rng.choice([{"command": f.text(3)}, {"file_path": "/src/" + f.text(2)}, f.text(2), None, {"n": 3}]),
-            "output": rng.choice([f.text(4), {"ok": True}, None, "", 42]),
-            "success": rng.random() < 0.8,
-        })
+        calls.append(
+            {
+                "tool": rng.choice(TOOLS[:-1]),
+                "input": rng.choice(
+                    [{"command": f.text(3)}, {"file_path": "/src/" + f.text(2)}, f.text(2), None, {"n": 3}]
+                ),
+                "output": rng.choice([f.text(4), {"ok": True}, None, "", 42]),
+                "success": rng.random() < 0.8,
+            }
+        )
     return calls
 
 
@@ -176,7 +319,11 @@ def generate(count: int, seed: int = 16) -> list[dict[str, Any]]:
             "costUSD": round(rng.uniform(0, 0.1), 4),
             "durationMs": rng.randint(0, 3000),
             "numTurns": rng.randint(0, 5),
-            "mockStats": {"hits": 0, "misses": 0, "perMock": {k: rng.randint(0, 2) for k in ("Read:1", "Bash:1", "Bash:2")}},
+            "mockStats": {
+                "hits": 0,
+                "misses": 0,
+                "perMock": {k: rng.randint(0, 2) for k in ("Read:1", "Bash:1", "Bash:2")},
+            },
         }
         assertions = [_assertion(f, output, trace) for _ in range(rng.randint(1, 5))]
         cases.append({"id": index, "output": output, "assertions": assertions, "context": context})

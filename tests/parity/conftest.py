@@ -38,8 +38,20 @@ def reference_package(node: str) -> Path:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / "package.json").write_text('{"private": true}\n', encoding="utf-8")
         done = subprocess.run(
-            [str(npm), "install", "--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error", REFERENCE],
-            cwd=folder, capture_output=True, text=True, timeout=600, check=False,
+            [
+                str(npm),
+                "install",
+                "--no-audit",
+                "--no-fund",
+                "--ignore-scripts",
+                "--loglevel=error",
+                REFERENCE,
+            ],
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
         )
         if done.returncode != 0:
             _unavailable(f"npm install {REFERENCE} failed: {done.stderr.strip()[-400:]}")

@@ -27,8 +27,14 @@ def grade_reference(node: str, package: Path, cases: Sequence[dict[str, Any]]) -
     """The reference's readings and scores for every case, from one Node process."""
     lines = "".join(json.dumps({k: c[k] for k in ("output", "assertions", "context")}) + "\n" for c in cases)
     done = subprocess.run(
-        [node, str(SCRIPT), str(package)], input=lines, capture_output=True, text=True, timeout=600, check=True,
-        encoding="utf-8", errors="surrogatepass",
+        [node, str(SCRIPT), str(package)],
+        input=lines,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+        encoding="utf-8",
+        errors="surrogatepass",
     )
     results = [json.loads(line) for line in done.stdout.splitlines()]
     assert len(results) == len(cases), done.stderr[-2000:]
@@ -48,25 +54,40 @@ def grade_ours(case: dict[str, Any], js: JsEngine) -> Ours:
     """Load the case as a sample (with the V8 engine, as the loader does) and grade it."""
     try:
         sample = Sample.model_validate(
-            {"sample_id": f"case-{case['id']}", "prompt": "p", "assertions": case["assertions"], "mocks": MOCKS,
-             "mocksStrict": False},
+            {
+                "sample_id": f"case-{case['id']}",
+                "prompt": "p",
+                "assertions": case["assertions"],
+                "mocks": MOCKS,
+                "mocksStrict": False,
+            },
             context={"js": js},
         )
     except ValidationError as exc:
         return Ours(load_error=str(exc).splitlines()[2] if len(str(exc).splitlines()) > 2 else str(exc))
     context = case["context"]
-    execution = ExecutionResult.model_validate({
-        "output": case["output"], "toolCalls": context["toolCalls"], "costUSD": context["costUSD"],
-        "latencyMs": context["durationMs"], "numTurns": context["numTurns"], "mockStats": context["mockStats"],
-    })
+    execution = ExecutionResult.model_validate(
+        {
+            "output": case["output"],
+            "toolCalls": context["toolCalls"],
+            "costUSD": context["costUSD"],
+            "latencyMs": context["durationMs"],
+            "numTurns": context["numTurns"],
+            "mockStats": context["mockStats"],
+        }
+    )
     ctx = GradeContext(execution=execution, sample=sample, base_dir=Path.cwd(), js=js)
     assertions = sample.assertions or []
     readings = grade_sample(assertions, ctx)
     scores = score_sample(assertions, readings, None)
     return Ours(
         [r.status for r in readings],
-        {"score": scores.assertions, "fact": scores.fact,
-         "behavior": scores.behavior, "composite": scores.composite},
+        {
+            "score": scores.assertions,
+            "fact": scores.fact,
+            "behavior": scores.behavior,
+            "composite": scores.composite,
+        },
     )
 
 
@@ -88,7 +109,9 @@ def compare(case: dict[str, Any], ours: Ours, theirs: dict[str, Any], tally: Cou
             missing = True
             tally["missing evidence here (deliberate)"] += 1
         elif (status == "pass") != passed:
-            problems.append(f"assertions[{index}] {case['assertions'][index]!r}: ours={status} reference={passed}")
+            problems.append(
+                f"assertions[{index}] {case['assertions'][index]!r}: ours={status} reference={passed}"
+            )
         else:
             tally["same verdict"] += 1
     if problems or missing:

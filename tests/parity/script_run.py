@@ -44,8 +44,13 @@ def mentions(value: Any, kind: str) -> bool:
 def write_workspace(folder: Path, cases: Sequence[dict[str, Any]]) -> tuple[Path, str]:
     """Write the sample file and the answers; return the file and the executor command line."""
     samples = [
-        {"sample_id": sample_id(c), "prompt": sample_id(c), "assertions": c["assertions"], "mocks": MOCKS,
-         "mocksStrict": False}
+        {
+            "sample_id": sample_id(c),
+            "prompt": sample_id(c),
+            "assertions": c["assertions"],
+            "mocks": MOCKS,
+            "mocksStrict": False,
+        }
         for c in cases
     ]
     answers = {}
@@ -55,13 +60,17 @@ def write_workspace(folder: Path, cases: Sequence[dict[str, Any]]) -> tuple[Path
         # Hits that add up, but for every tenth case: both runners must refuse those counts.
         hits = stats["hits"] if case["id"] % 10 == 0 else sum(stats["perMock"].values())
         answers[sample_id(case)] = {
-            "output": case["output"], "costUSD": context["costUSD"], "numTurns": context["numTurns"],
+            "output": case["output"],
+            "costUSD": context["costUSD"],
+            "numTurns": context["numTurns"],
             "toolCalls": context["toolCalls"],
             "hits": {"hits_total": hits, "misses_total": stats["misses"], "perMock": stats["perMock"]},
         }
     path = folder / "eval-samples.json"
-    path.write_text(json.dumps({"schemaVersion": SCHEMA_VERSION, "samples": samples}, ensure_ascii=False),
-                    encoding="utf-8")
+    path.write_text(
+        json.dumps({"schemaVersion": SCHEMA_VERSION, "samples": samples}, ensure_ascii=False),
+        encoding="utf-8",
+    )
     answers_path = folder / "answers.json"
     answers_path.write_text(json.dumps(answers), encoding="utf-8")
     # -I -S: no site import (editable-install hooks), the cheapest start for 2 x SLICE processes.
@@ -76,13 +85,43 @@ def start_reference(node: str, package: Path, samples: Path, command: str) -> su
     """
     env = {**os.environ, "OMK_LENIENT_ASSERTIONS": "1", "OMK_SKIP_UPDATE_CHECK": "1", "OMK_LANG": "en"}
     argv = [
-        node, str(package / "dist" / "cli" / "index.js"), "eval", "--lang", "en", "--control", "baseline",
-        "--executor", command, "--samples", str(samples), "--output-dir", str(samples.parent / REPORTS),
-        "--concurrency", str(CONCURRENCY), "--no-judge", "--no-serve", "--skip-connectivity", "--skip-doctor",
-        "--no-diagnostic", "--no-evidence", "--no-gate", "--no-cache", "--report-only", "--retry", "0",
+        node,
+        str(package / "dist" / "cli" / "index.js"),
+        "eval",
+        "--lang",
+        "en",
+        "--control",
+        "baseline",
+        "--executor",
+        command,
+        "--samples",
+        str(samples),
+        "--output-dir",
+        str(samples.parent / REPORTS),
+        "--concurrency",
+        str(CONCURRENCY),
+        "--no-judge",
+        "--no-serve",
+        "--skip-connectivity",
+        "--skip-doctor",
+        "--no-diagnostic",
+        "--no-evidence",
+        "--no-gate",
+        "--no-cache",
+        "--report-only",
+        "--retry",
+        "0",
     ]
-    return subprocess.Popen(argv, cwd=samples.parent, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                            text=True, encoding="utf-8", errors="replace")
+    return subprocess.Popen(
+        argv,
+        cwd=samples.parent,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        encoding="utf-8",
+        errors="replace",
+    )
 
 
 def finish_reference(process: subprocess.Popen[str], samples: Path) -> dict[str, dict[str, Any]]:
@@ -104,8 +143,10 @@ def _reference_reading(variant: dict[str, Any]) -> dict[str, Any]:
     assertions = variant["assertions"]
     layered = variant.get("layeredScores") or {}
     return {
-        "passed": [d["passed"] for d in assertions["details"]], "score": assertions["score"],
-        "fact": layered.get("factScore"), "behavior": layered.get("behaviorScore"),
+        "passed": [d["passed"] for d in assertions["details"]],
+        "score": assertions["score"],
+        "fact": layered.get("factScore"),
+        "behavior": layered.get("behaviorScore"),
         "composite": variant["compositeScore"],
     }
 
@@ -121,7 +162,11 @@ def read_ours(report: Path) -> dict[str, Ours | str]:
         scores = row["scores"]
         readings[row["sample_id"]] = Ours(
             [a["status"] for a in sorted(row["assertions"], key=lambda a: a["index"])],
-            {"score": scores["assertions"], "fact": scores["fact"], "behavior": scores["behavior"],
-             "composite": scores["composite"]},
+            {
+                "score": scores["assertions"],
+                "fact": scores["fact"],
+                "behavior": scores["behavior"],
+                "composite": scores["composite"],
+            },
         )
     return readings

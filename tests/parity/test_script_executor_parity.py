@@ -41,16 +41,20 @@ def _slice(node: str, package: Path) -> list[dict[str, Any]]:
     graded = grade_reference(node, package, candidates)
     engine = JsEngine()
     try:
-        loadable = [c for c, g in zip(candidates, graded, strict=True)
-                    if "error" not in g and grade_ours(c, engine).load_error is None]
+        loadable = [
+            c
+            for c, g in zip(candidates, graded, strict=True)
+            if "error" not in g and grade_ours(c, engine).load_error is None
+        ]
     finally:
         engine.close()
     assert len(loadable) >= SLICE, len(loadable)
     return loadable[:SLICE]
 
 
-def _problems(case: dict[str, Any], ours: Ours | str | None, theirs: dict[str, Any] | None,
-              tally: Counter[str]) -> list[str]:
+def _problems(
+    case: dict[str, Any], ours: Ours | str | None, theirs: dict[str, Any] | None, tally: Counter[str]
+) -> list[str]:
     if ours is None or theirs is None:
         return [f"not reported: ours={ours is not None} reference={theirs is not None}"]
     our_error = ours if isinstance(ours, str) else None
@@ -76,9 +80,19 @@ def test_command_executor_run_equals_the_reference_script_executor(
     reference = start_reference(node, reference_package, samples, command)
     try:
         result = pytester.runpytest_inprocess(
-            "-p", "no:hypothesispytest", "-p", "no:anyio", "-p", "no:randomly",
-            "-W", "ignore::pytest.PytestAssertRewriteWarning", "--omk-record-mode=off",
-            f"--omk-executor=command:{command}", f"--omk-concurrency={CONCURRENCY}", "--omk-report=ours.json", "-q",
+            "-p",
+            "no:hypothesispytest",
+            "-p",
+            "no:anyio",
+            "-p",
+            "no:randomly",
+            "-W",
+            "ignore::pytest.PytestAssertRewriteWarning",
+            "--omk-record-mode=off",
+            f"--omk-executor=command:{command}",
+            f"--omk-concurrency={CONCURRENCY}",
+            "--omk-report=ours.json",
+            "-q",
         )
     finally:
         theirs = finish_reference(reference, samples)

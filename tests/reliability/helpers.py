@@ -99,7 +99,9 @@ def audit_recordings(directory: Path) -> RecordingsAudit:
             continue
         kind, shard, _ = relative.parts
         if document.kind != kind or document.key[:2] != shard or document.key[:16] != hashed:
-            audit.problems.append(f"{relative}: kind/key {document.kind}/{document.key} do not match its path")
+            audit.problems.append(
+                f"{relative}: kind/key {document.kind}/{document.key} do not match its path"
+            )
             continue
         audit.documents.append(document)
     return audit

@@ -122,22 +122,29 @@ def script(llm: FakeLLM, *, faults: bool, latency: float = 0.0) -> None:
         llm.add_rule(f"Question {i:02d}:", answer(i), predicate=_executor_call)
     verdicts = {"accurate": (4, "names the colour"), "tone": (2, "curt"), "doomed": (5, "unreachable")}
     for word, (score, reason) in verdicts.items():
-        llm.add_rule(f"Criterion {word}-", json.dumps({"score": score, "reason": reason}), system=JUDGE_SYSTEM)
+        llm.add_rule(
+            f"Criterion {word}-", json.dumps({"score": score, "reason": reason}), system=JUDGE_SYSTEM
+        )
     if faults:
         for i, fault in ALWAYS_FAULTED.items():
             llm.inject(dict(fault), every=True, match=f"Question {i:02d}:")
         llm.inject("unavailable", every=True, match=f"Criterion doomed-{JUDGE_DOOMED}")
         for i, spec in RECOVERED.items():
             spec = dict(spec)
-            llm.inject(spec.pop("kind"), first=spec.pop("first"), match=f"Question {i:02d}:", api="openai", **spec)
+            llm.inject(
+                spec.pop("kind"), first=spec.pop("first"), match=f"Question {i:02d}:", api="openai", **spec
+            )
         for spec in RANDOM_FAULTS:
             spec = dict(spec)
             # The doomed sample's own call is spared: four random faults in a row on it (about one
             # call in a hundred, depending on the order calls arrive in) would end it in an
             # ExecutionError before its judge is ever asked, and the judge's ERROR path untested.
             llm.inject(
-                spec.pop("kind"), probability=spec.pop("probability"), seed=spec.pop("seed"),
-                unless=f"Question {JUDGE_DOOMED:02d}:", **spec,
+                spec.pop("kind"),
+                probability=spec.pop("probability"),
+                seed=spec.pop("seed"),
+                unless=f"Question {JUDGE_DOOMED:02d}:",
+                **spec,
             )
 
 
@@ -201,15 +208,26 @@ def test_faults_never_change_a_grade_and_errors_name_the_fault(
     llm.reset()
     script(llm, faults=True)
     chaos = omk_run(
-        *COMMON, "--omk-record-mode=new_episodes", "--omk-recordings=recs", "--omk-report=chaos.json",
-        "--junitxml=chaos.xml", "-rA",
+        *COMMON,
+        "--omk-record-mode=new_episodes",
+        "--omk-recordings=recs",
+        "--omk-report=chaos.json",
+        "--junitxml=chaos.xml",
+        "-rA",
     )
     output = chaos.stdout.str() + chaos.stderr.str()
     assert "Traceback" not in output
     faulted = [r for r in llm.requests if r.outcome != "reply"]
     chaos_calls = len(llm.requests)
     assert len(faulted) >= 20, f"only {len(faulted)} faults were injected: the test proves little"
-    assert {r.outcome for r in faulted} >= {"rate_limit", "server_error", "garbage", "drop", "hang", "slow_body"}
+    assert {r.outcome for r in faulted} >= {
+        "rate_limit",
+        "server_error",
+        "garbage",
+        "drop",
+        "hang",
+        "slow_body",
+    }
 
     report = report_samples(load_report(pytester.path / "chaos.json"))
     junit = parse_junit(pytester.path / "chaos.xml")
@@ -249,7 +267,9 @@ def test_faults_never_change_a_grade_and_errors_name_the_fault(
             assert re.search(FAULT_MESSAGES[kind], message), (kind, message)
 
     # The counts agree everywhere: an ERROR is neither a pass nor a failure.
-    outcomes = {k: sum(1 for e in report.values() if e["outcome"] == k) for k in ("passed", "failed", "error")}
+    outcomes = {
+        k: sum(1 for e in report.values() if e["outcome"] == k) for k in ("passed", "failed", "error")
+    }
     assert sum(outcomes.values()) == SAMPLES
     counted = chaos.parseoutcomes()  # pytest's "failed" also counts failed subtests: not compared
     assert (counted.get("passed", 0), counted.get("errors", 0)) == (outcomes["passed"], outcomes["error"])
@@ -305,15 +325,23 @@ def test_sigkill_mid_run_leaves_only_whole_recordings(
     script(fake_llm, faults=False, latency=0.5)
     env = {"OPENAI_BASE_URL": fake_llm.openai_base_url, "OPENAI_API_KEY": SECRET_KEY}
     base = [
-        "--omk-executor=openai", "--omk-model=model-under-test", "--omk-judge=none", "--omk-concurrency=4",
-        "--omk-timeout=10", "--omk-recordings=recs", "-p", "no:cacheprovider",
+        "--omk-executor=openai",
+        "--omk-model=model-under-test",
+        "--omk-judge=none",
+        "--omk-concurrency=4",
+        "--omk-timeout=10",
+        "--omk-recordings=recs",
+        "-p",
+        "no:cacheprovider",
     ]
     recordings = pytester.path / "recs"
 
     def recorded() -> int:
         return len(list(recordings.rglob("*.json"))) if recordings.exists() else 0
 
-    with pytest_process([*base, "--omk-record-mode=new_episodes"], cwd=pytester.path, env=env, logs=pytester.path / "logs") as run:
+    with pytest_process(
+        [*base, "--omk-record-mode=new_episodes"], cwd=pytester.path, env=env, logs=pytester.path / "logs"
+    ) as run:
         assert wait_until(lambda: recorded() >= 8, timeout=30), run.output()
         os.killpg(run.pid, signal.SIGKILL)
         assert run.wait(10) == -signal.SIGKILL

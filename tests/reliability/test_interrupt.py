@@ -57,7 +57,8 @@ def samples(count: int, **extra: Any) -> dict[str, Any]:
     return {
         "schemaVersion": SCHEMA,
         "samples": [
-            {"sample_id": f"s{i:02d}", "prompt": f"Question {i:02d}: say something.", **extra} for i in range(count)
+            {"sample_id": f"s{i:02d}", "prompt": f"Question {i:02d}: say something.", **extra}
+            for i in range(count)
         ],
     }
 
@@ -92,7 +93,11 @@ def assert_clean_stop(run: PytestProcess, exited: float, recordings: Path) -> st
     # report, CPython ends the process through its own "unhandled KeyboardInterrupt" path, a
     # kill(self, SIGINT) seen with strace, so the code is -SIGINT; both are a clean Ctrl-C to a
     # shell. The cause is still open (docs/reliability.md); what is asserted below holds for both.
-    assert run.proc.returncode in (pytest.ExitCode.INTERRUPTED, -signal.SIGINT), (run.proc.returncode, out, err)
+    assert run.proc.returncode in (pytest.ExitCode.INTERRUPTED, -signal.SIGINT), (
+        run.proc.returncode,
+        out,
+        err,
+    )
     assert "KeyboardInterrupt" in out + err
     assert exited < run.started + PENDING_SECONDS, "pytest waited for the interrupted work to end"
     # Whatever was still running went with it. Under xdist the controller may exit while its workers
@@ -123,11 +128,21 @@ def test_ctrl_c_during_slow_http_calls(run_dir: Path, fake_llm: FakeLLM, env: di
         # Two quick answers get recorded; every other one would take PENDING_SECONDS.
         fake_llm.add_rule(f"Question {i:02d}:", f"answer {i}", latency=0.2 if i < 2 else PENDING_SECONDS)
     write_samples_file(run_dir, samples(24))
-    args = ["--omk-executor=openai", "--omk-judge=none", "--omk-concurrency=8", "--omk-timeout=600", "--omk-recordings=recs",
-            "--omk-record-mode=new_episodes", "-p", "no:cacheprovider"]
+    args = [
+        "--omk-executor=openai",
+        "--omk-judge=none",
+        "--omk-concurrency=8",
+        "--omk-timeout=600",
+        "--omk-recordings=recs",
+        "--omk-record-mode=new_episodes",
+        "-p",
+        "no:cacheprovider",
+    ]
     with pytest_process(args, cwd=run_dir, env=env, logs=run_dir / "logs") as run:
         # Interrupt once the quick answers are recorded and eight slow calls are in flight.
-        assert wait_until(lambda: len(list((run_dir / "recs").rglob("*.json"))) >= 2, timeout=60), run.output()
+        assert wait_until(lambda: len(list((run_dir / "recs").rglob("*.json"))) >= 2, timeout=60), (
+            run.output()
+        )
         assert wait_until(lambda: len(fake_llm.requests) >= 10, timeout=60)
         exited = interrupt(run)
         assert_clean_stop(run, exited, run_dir / "recs")
@@ -149,7 +164,13 @@ def sleep_and_note_pids(pids: Path) -> str:
 
 
 def interrupt_once_started(
-    args: list[str], run_dir: Path, env: dict[str, str], pids: Path, expected: int, *, check_alive: bool = False
+    args: list[str],
+    run_dir: Path,
+    env: dict[str, str],
+    pids: Path,
+    expected: int,
+    *,
+    check_alive: bool = False,
 ) -> None:
     """Run pytest, Ctrl-C it once ``expected`` pids are noted (``check_alive``: all still running),
     and check that it stopped cleanly, left none of them alive and recorded nothing."""
@@ -172,9 +193,17 @@ def test_ctrl_c_during_sleeping_commands(run_dir: Path, env: dict[str, str], wor
     pids = run_dir / "pids.txt"
     script = sleep_and_note_pids(pids)
     write_samples_file(run_dir, samples(6))
-    args = [f"--omk-executor=command:sh -c {shlex.quote(script)}", "--omk-judge=none", "--omk-concurrency=8",
-            "--omk-timeout=600", "--omk-recordings=recs", "--omk-record-mode=new_episodes", "-p", "no:cacheprovider",
-            *workers]
+    args = [
+        f"--omk-executor=command:sh -c {shlex.quote(script)}",
+        "--omk-judge=none",
+        "--omk-concurrency=8",
+        "--omk-timeout=600",
+        "--omk-recordings=recs",
+        "--omk-record-mode=new_episodes",
+        "-p",
+        "no:cacheprovider",
+        *workers,
+    ]
     # Under xdist each worker runs its own items' commands, one at a time.
     expected = 12 if not workers else 4
     interrupt_once_started(args, run_dir, env, pids, expected, check_alive=True)
@@ -189,10 +218,20 @@ def test_ctrl_c_during_an_agent_bash_tool(run_dir: Path, fake_llm: FakeLLM, env:
     command = f"{SLEEP} & setsid {SLEEP} & wait"
     fake_llm.script(default="done")
     # Every sample's first turn runs the command (the interrupt comes long before it ends).
-    fake_llm.add_rule(prompt="Question", reply={"tool_calls": [{"name": "Bash", "arguments": {"command": command}}]})
+    fake_llm.add_rule(
+        prompt="Question", reply={"tool_calls": [{"name": "Bash", "arguments": {"command": command}}]}
+    )
     write_samples_file(run_dir, samples(3))
-    args = ["--omk-executor=agent", "--omk-judge=none", "--omk-agent-tool-timeout=600", "--omk-timeout=600",
-            "--omk-recordings=recs", "--omk-record-mode=new_episodes", "-p", "no:cacheprovider"]
+    args = [
+        "--omk-executor=agent",
+        "--omk-judge=none",
+        "--omk-agent-tool-timeout=600",
+        "--omk-timeout=600",
+        "--omk-recordings=recs",
+        "--omk-record-mode=new_episodes",
+        "-p",
+        "no:cacheprovider",
+    ]
     with pytest_process(args, cwd=run_dir, env=env, logs=run_dir / "logs") as run:
 
         def sleeps() -> list[int]:
@@ -220,7 +259,10 @@ def test_ctrl_c_after_an_mcp_server_started(run_dir: Path, fake_llm: FakeLLM, en
         "urlPatterns": ["docs.corp.dev"],
         "fetchTool": {
             "name": "fetch_doc",
-            "urlTransform": {"regex": r"docs\.corp\.dev/([^/]+)/([^/?#]+)", "params": {"namespace": "$1", "slug": "$2"}},
+            "urlTransform": {
+                "regex": r"docs\.corp\.dev/([^/]+)/([^/?#]+)",
+                "params": {"namespace": "$1", "slug": "$2"},
+            },
             "contentExtract": "data.body",
         },
     }
@@ -230,8 +272,16 @@ def test_ctrl_c_after_an_mcp_server_started(run_dir: Path, fake_llm: FakeLLM, en
     for i, sample in enumerate(document["samples"]):
         sample["prompt"] += f" See https://docs.corp.dev/team/page-{i}"
     write_samples_file(run_dir, document)
-    args = ["--omk-executor=openai", "--omk-judge=none", "--omk-concurrency=8", "--omk-timeout=600",
-            "--omk-recordings=recs", "--omk-record-mode=new_episodes", "-p", "no:cacheprovider"]
+    args = [
+        "--omk-executor=openai",
+        "--omk-judge=none",
+        "--omk-concurrency=8",
+        "--omk-timeout=600",
+        "--omk-recordings=recs",
+        "--omk-record-mode=new_episodes",
+        "-p",
+        "no:cacheprovider",
+    ]
     with pytest_process(args, cwd=run_dir, env=env, logs=run_dir / "logs") as run:
         # The pages were fetched through the server and the model calls are in flight.
         assert wait_until(lambda: len(fake_llm.requests) >= 4, timeout=60), run.output()
@@ -246,4 +296,3 @@ def test_ctrl_c_after_an_mcp_server_started(run_dir: Path, fake_llm: FakeLLM, en
     audit = audit_recordings(run_dir / "recs")
     assert len([d for d in audit.documents if d.kind == "fetch"]) == 4  # the four pages, whole
     assert audit.labels("execute") == []
-

@@ -36,11 +36,14 @@ def lineless_entry():
 '''
 """Source of ``lineless_entry()``: run in the pytester module below and, here, through ``exec``."""
 
-INTERRUPTED_WITH_A_LINELESS_ENTRY = LINELESS_ENTRY + '''
+INTERRUPTED_WITH_A_LINELESS_ENTRY = (
+    LINELESS_ENTRY
+    + """
 
 def test_interrupted():
     raise KeyboardInterrupt().with_traceback(lineless_entry())
-'''
+"""
+)
 
 
 def _lineless_entry() -> types.TracebackType:

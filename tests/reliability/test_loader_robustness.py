@@ -94,15 +94,36 @@ SCALARS = st.one_of(
     st.integers(min_value=-(2**64), max_value=2**64),
     st.floats(allow_nan=True, allow_infinity=True),
     st.text(max_size=16),
-    st.sampled_from(["yes", "No", "on", "2026-01-01", "0o17", "0x1F", "1e3", ".inf", "~", "null", "<<", "*a", "&a"]),
+    st.sampled_from(
+        ["yes", "No", "on", "2026-01-01", "0o17", "0x1F", "1e3", ".inf", "~", "null", "<<", "*a", "&a"]
+    ),
 )
 VALUES = st.recursive(
-    SCALARS, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    SCALARS,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
     max_leaves=8,
 )
 FIELD_NAMES = st.sampled_from(
-    ["sample_id", "prompt", "context", "assertions", "rubric", "type", "value", "values", "pattern",
-     "weight", "criterion", "mocks", "requires", "schemaVersion", "samples", "not", "children", "cwd"]
+    [
+        "sample_id",
+        "prompt",
+        "context",
+        "assertions",
+        "rubric",
+        "type",
+        "value",
+        "values",
+        "pattern",
+        "weight",
+        "criterion",
+        "mocks",
+        "requires",
+        "schemaVersion",
+        "samples",
+        "not",
+        "children",
+        "cwd",
+    ]
 ) | st.text(max_size=8)
 
 
@@ -150,17 +171,62 @@ def dumped_yaml(draw: st.DrawFn, data: Any) -> str:
 
 
 YAML_SPLICES = st.sampled_from(
-    [": ", ":", "- ", "-", "? ", "&a ", "*a", "*missing", "<<: *a\n", "[", "]", "{", "}", ",", "'", '"', "|", ">-",
-     "#", "\t", "  ", "\n", "\n  ", "\n- ", "!!str ", "!!binary ", "!!python/object:os.system ", "!custom ",
-     "%YAML 1.1\n", "---\n", "...\n", "\ufeff", "\x00", "\x85", "\u2028", "\U0001f600", "\\", "@", "`",
-     "yes", "2026-01-01", "0x", "9" * 400, "&b [*b]", "schemaVersion: omk.eval-sample-set/v2\n"]
+    [
+        ": ",
+        ":",
+        "- ",
+        "-",
+        "? ",
+        "&a ",
+        "*a",
+        "*missing",
+        "<<: *a\n",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        "'",
+        '"',
+        "|",
+        ">-",
+        "#",
+        "\t",
+        "  ",
+        "\n",
+        "\n  ",
+        "\n- ",
+        "!!str ",
+        "!!binary ",
+        "!!python/object:os.system ",
+        "!custom ",
+        "%YAML 1.1\n",
+        "---\n",
+        "...\n",
+        "\ufeff",
+        "\x00",
+        "\x85",
+        "\u2028",
+        "\U0001f600",
+        "\\",
+        "@",
+        "`",
+        "yes",
+        "2026-01-01",
+        "0x",
+        "9" * 400,
+        "&b [*b]",
+        "schemaVersion: omk.eval-sample-set/v2\n",
+    ]
 )
 
 
 def _edit(text: str, data: st.DataObject) -> str:
     """One structural text edit of ``text``."""
     lines = text.split("\n")
-    action = data.draw(st.sampled_from(["drop", "duplicate", "indent", "dedent", "swap", "cut", "splice", "tab"]))
+    action = data.draw(
+        st.sampled_from(["drop", "duplicate", "indent", "dedent", "swap", "cut", "splice", "tab"])
+    )
     index = data.draw(st.integers(min_value=0, max_value=max(len(lines) - 1, 0)))
     if action == "drop" and len(lines) > 1:
         del lines[index]
@@ -185,8 +251,9 @@ def _edit(text: str, data: st.DataObject) -> str:
 
 @FUZZ
 @given(document=mutated_data(), data=st.data())
-def test_edited_yaml_text_loads_or_is_a_sample_file_error(tmp_path_factory: pytest.TempPathFactory,
-                                                         document: Any, data: st.DataObject) -> None:
+def test_edited_yaml_text_loads_or_is_a_sample_file_error(
+    tmp_path_factory: pytest.TempPathFactory, document: Any, data: st.DataObject
+) -> None:
     text = data.draw(dumped_yaml(document))
     for _ in range(data.draw(st.integers(min_value=0, max_value=4))):
         text = _edit(text, data)
@@ -215,12 +282,20 @@ def test_valid_documents_survive_every_dump_style(document: Any, data: st.DataOb
 
 
 @settings(FUZZ, max_examples=100)
-@given(document=mutated_data(), prefix=st.sampled_from([b"\xff\xfe", b"\xfe\xff", b"\xef\xbb\xbf", b""]),
-       encoding=st.sampled_from(["utf-8", "utf-16-le", "utf-16-be", "latin-1", "cp1252"]),
-       yaml_format=st.booleans())
-def test_any_encoding_of_any_document_is_handled(document: Any, prefix: bytes, encoding: str,
-                                                 yaml_format: bool) -> None:
-    text = yaml.safe_dump(document, allow_unicode=True) if yaml_format else json.dumps(document, ensure_ascii=False)
+@given(
+    document=mutated_data(),
+    prefix=st.sampled_from([b"\xff\xfe", b"\xfe\xff", b"\xef\xbb\xbf", b""]),
+    encoding=st.sampled_from(["utf-8", "utf-16-le", "utf-16-be", "latin-1", "cp1252"]),
+    yaml_format=st.booleans(),
+)
+def test_any_encoding_of_any_document_is_handled(
+    document: Any, prefix: bytes, encoding: str, yaml_format: bool
+) -> None:
+    text = (
+        yaml.safe_dump(document, allow_unicode=True)
+        if yaml_format
+        else json.dumps(document, ensure_ascii=False)
+    )
     try:
         raw = prefix + text.encode(encoding)
     except UnicodeEncodeError:
@@ -245,30 +320,96 @@ class Case:
 
 
 CORPUS = [
-    Case("json-utf8-bom", ".json", lambda: b"\xef\xbb\xbf" + VALID_JSON.encode(), "byte-order mark, which JSON does not allow"),
+    Case(
+        "json-utf8-bom",
+        ".json",
+        lambda: b"\xef\xbb\xbf" + VALID_JSON.encode(),
+        "byte-order mark, which JSON does not allow",
+    ),
     Case("yaml-utf8-bom", ".yaml", lambda: b"\xef\xbb\xbf" + VALID_YAML.encode(), None),
-    Case("json-utf16-le", ".json", lambda: b"\xff\xfe" + VALID_JSON.encode("utf-16-le"), "UTF-16 encoded; save it as UTF-8"),
-    Case("json-utf16-be", ".json", lambda: b"\xfe\xff" + VALID_JSON.encode("utf-16-be"), "UTF-16 encoded; save it as UTF-8"),
-    Case("yaml-utf16-le", ".yaml", lambda: b"\xff\xfe" + VALID_YAML.encode("utf-16-le"), "UTF-16 encoded; save it as UTF-8"),
-    Case("yaml-utf16-be", ".yaml", lambda: b"\xfe\xff" + VALID_YAML.encode("utf-16-be"), "UTF-16 encoded; save it as UTF-8"),
-    Case("json-invalid-utf8", ".json", lambda: VALID_JSON.replace("hi", "h\udcffi").encode("utf-8", "surrogateescape"),
-         "not valid UTF-8 (byte offset"),
-    Case("yaml-invalid-utf8", ".yaml", lambda: VALID_YAML.encode() + b"    context: caf\xe9 \xc3\x28\n",
-         "not valid UTF-8 (byte offset"),
-    Case("json-5mb-line", ".json", lambda: VALID_JSON.replace('"hi"', json.dumps("x" * FIVE_MB)).encode(), None),
+    Case(
+        "json-utf16-le",
+        ".json",
+        lambda: b"\xff\xfe" + VALID_JSON.encode("utf-16-le"),
+        "UTF-16 encoded; save it as UTF-8",
+    ),
+    Case(
+        "json-utf16-be",
+        ".json",
+        lambda: b"\xfe\xff" + VALID_JSON.encode("utf-16-be"),
+        "UTF-16 encoded; save it as UTF-8",
+    ),
+    Case(
+        "yaml-utf16-le",
+        ".yaml",
+        lambda: b"\xff\xfe" + VALID_YAML.encode("utf-16-le"),
+        "UTF-16 encoded; save it as UTF-8",
+    ),
+    Case(
+        "yaml-utf16-be",
+        ".yaml",
+        lambda: b"\xfe\xff" + VALID_YAML.encode("utf-16-be"),
+        "UTF-16 encoded; save it as UTF-8",
+    ),
+    Case(
+        "json-invalid-utf8",
+        ".json",
+        lambda: VALID_JSON.replace("hi", "h\udcffi").encode("utf-8", "surrogateescape"),
+        "not valid UTF-8 (byte offset",
+    ),
+    Case(
+        "yaml-invalid-utf8",
+        ".yaml",
+        lambda: VALID_YAML.encode() + b"    context: caf\xe9 \xc3\x28\n",
+        "not valid UTF-8 (byte offset",
+    ),
+    Case(
+        "json-5mb-line", ".json", lambda: VALID_JSON.replace('"hi"', json.dumps("x" * FIVE_MB)).encode(), None
+    ),
     Case("yaml-5mb-line", ".yaml", lambda: VALID_YAML.replace("hi", "y" * FIVE_MB).encode(), None),
-    Case("json-5mb-line-unterminated", ".json", lambda: VALID_JSON.replace('"hi"', '"' + "x" * FIVE_MB).encode(),
-         "invalid JSON"),
+    Case(
+        "json-5mb-line-unterminated",
+        ".json",
+        lambda: VALID_JSON.replace('"hi"', '"' + "x" * FIVE_MB).encode(),
+        "invalid JSON",
+    ),
     Case("json-deep-arrays", ".json", lambda: ("[" * 10_000 + "]" * 10_000).encode(), "nests deeper than"),
-    Case("json-deep-objects", ".json", lambda: ('{"a":' * 10_000 + "1" + "}" * 10_000).encode(), "nests deeper than"),
-    Case("json-deep-in-sample", ".json",
-         lambda: VALID_JSON.replace('"hi"', '"hi", "context": ' + "[" * 10_000 + "]" * 10_000).encode(),
-         "nests deeper than"),
-    Case("yaml-deep-flow", ".yaml", lambda: ("[" * 10_000 + "]" * 10_000).encode(), "nests deeper than 64 levels"),
-    Case("yaml-deep-flow-mappings", ".yaml", lambda: ("{a: " * 10_000 + "1" + "}" * 10_000).encode(), "nests deeper than 64 levels"),
-    Case("yaml-deep-block-sequences", ".yaml", lambda: ("- " * 10_000 + "x\n").encode(), "nests deeper than 64 levels"),
-    Case("yaml-deep-in-sample", ".yaml", lambda: (VALID_YAML + "    context: " + "[" * 10_000 + "]" * 10_000 + "\n").encode(),
-         "nests deeper than 64 levels"),
+    Case(
+        "json-deep-objects",
+        ".json",
+        lambda: ('{"a":' * 10_000 + "1" + "}" * 10_000).encode(),
+        "nests deeper than",
+    ),
+    Case(
+        "json-deep-in-sample",
+        ".json",
+        lambda: VALID_JSON.replace('"hi"', '"hi", "context": ' + "[" * 10_000 + "]" * 10_000).encode(),
+        "nests deeper than",
+    ),
+    Case(
+        "yaml-deep-flow",
+        ".yaml",
+        lambda: ("[" * 10_000 + "]" * 10_000).encode(),
+        "nests deeper than 64 levels",
+    ),
+    Case(
+        "yaml-deep-flow-mappings",
+        ".yaml",
+        lambda: ("{a: " * 10_000 + "1" + "}" * 10_000).encode(),
+        "nests deeper than 64 levels",
+    ),
+    Case(
+        "yaml-deep-block-sequences",
+        ".yaml",
+        lambda: ("- " * 10_000 + "x\n").encode(),
+        "nests deeper than 64 levels",
+    ),
+    Case(
+        "yaml-deep-in-sample",
+        ".yaml",
+        lambda: (VALID_YAML + "    context: " + "[" * 10_000 + "]" * 10_000 + "\n").encode(),
+        "nests deeper than 64 levels",
+    ),
 ]
 
 
@@ -361,5 +502,7 @@ def test_a_50_mb_file_in_a_pytest_run(pytester: pytest.Pytester, omk_run: OmkRun
     (target / "eval-samples.json").symlink_to(fifty_mb_dir / "eval-samples.json")
     result = omk_run("big")
     assert result.ret == pytest.ExitCode.INTERRUPTED
-    result.stdout.fnmatch_lines(["*ERROR collecting big/eval-samples.json*", "big/eval-samples.json: file is *bytes*"])
+    result.stdout.fnmatch_lines(
+        ["*ERROR collecting big/eval-samples.json*", "big/eval-samples.json: file is *bytes*"]
+    )
     assert "Traceback" not in result.stdout.str() + result.stderr.str()

@@ -78,7 +78,9 @@ def test_configured_secrets_appear_in_no_file_and_no_output(
     monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.openai_base_url)
     monkeypatch.setenv("OPENAI_API_KEY", openai_key)
     # A proxy password in the judge's base URL (httpx sends it as basic auth).
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_llm.base_url.replace("http://", f"http://omkuser:{url_password}@"))
+    monkeypatch.setenv(
+        "ANTHROPIC_BASE_URL", fake_llm.base_url.replace("http://", f"http://omkuser:{url_password}@")
+    )
     monkeypatch.setenv("ANTHROPIC_API_KEY", anthropic_key)
 
     fake_llm.script(default="A plain answer.")
@@ -87,34 +89,68 @@ def test_configured_secrets_appear_in_no_file_and_no_output(
     fake_llm.add_rule("Quote the page", "The page says: Document refunds in policies.")
     fake_llm.add_rule("Say hello", "Hello there.")
     # A provider error that echoes the key back (some 401 messages do).
-    fake_llm.inject("status", every=True, match="Use the wrong key", status=401,
-                    message=f"Incorrect API key provided: {openai_key}. Header was: Bearer {openai_key}")
+    fake_llm.inject(
+        "status",
+        every=True,
+        match="Use the wrong key",
+        status=401,
+        message=f"Incorrect API key provided: {openai_key}. Header was: Bearer {openai_key}",
+    )
 
     (pytester.path / ".mcp.json").write_text(json.dumps(mcp_config(mcp_token)), encoding="utf-8")
-    write_samples(pytester, "eval-samples.json", {
-        "schemaVersion": "omk.eval-sample-set/v2",
-        "samples": [
-            {"sample_id": "judged", "prompt": "Summarise the refund policy.",
-             "assertions": [{"type": "contains", "value": "30 days"}],
-             "rubric": {"clarity": {"criterion": "criterion-clarity: the answer is clear", "weight": 1}}},
-            {"sample_id": "resolved", "prompt": "Quote the page https://docs.corp.dev/policies/refunds verbatim.",
-             "assertions": [{"type": "contains", "value": "Document refunds"}]},
-            {"sample_id": "failing", "prompt": "Say hello.",
-             "assertions": [{"type": "contains", "value": "goodbye"}]},
-            {"sample_id": "rejected", "prompt": "Use the wrong key, please."},
-        ],
-    })
+    write_samples(
+        pytester,
+        "eval-samples.json",
+        {
+            "schemaVersion": "omk.eval-sample-set/v2",
+            "samples": [
+                {
+                    "sample_id": "judged",
+                    "prompt": "Summarise the refund policy.",
+                    "assertions": [{"type": "contains", "value": "30 days"}],
+                    "rubric": {
+                        "clarity": {"criterion": "criterion-clarity: the answer is clear", "weight": 1}
+                    },
+                },
+                {
+                    "sample_id": "resolved",
+                    "prompt": "Quote the page https://docs.corp.dev/policies/refunds verbatim.",
+                    "assertions": [{"type": "contains", "value": "Document refunds"}],
+                },
+                {
+                    "sample_id": "failing",
+                    "prompt": "Say hello.",
+                    "assertions": [{"type": "contains", "value": "goodbye"}],
+                },
+                {"sample_id": "rejected", "prompt": "Use the wrong key, please."},
+            ],
+        },
+    )
     before = files_under(pytester.path)
     result = pytester.runpytest_subprocess(
-        "-p", "no:hypothesispytest", "-p", "no:anyio", "-v", "-rA",
-        "--omk-executor=openai", "--omk-model=gpt-4o-mini", "--omk-judge=anthropic", "--omk-judge-model=claude-judge",
-        "--omk-record-mode=new_episodes", "--omk-retries=0", "--omk-report=omk-report.json", "--junitxml=junit.xml",
+        "-p",
+        "no:hypothesispytest",
+        "-p",
+        "no:anyio",
+        "-v",
+        "-rA",
+        "--omk-executor=openai",
+        "--omk-model=gpt-4o-mini",
+        "--omk-judge=anthropic",
+        "--omk-judge-model=claude-judge",
+        "--omk-record-mode=new_episodes",
+        "--omk-retries=0",
+        "--omk-report=omk-report.json",
+        "--junitxml=junit.xml",
     )
 
     # The run did what it should: every secret was really used.
     samples = report_samples(load_report(pytester.path / "omk-report.json"))
     assert {k: v["outcome"] for k, v in samples.items()} == {
-        "judged": "passed", "resolved": "passed", "failing": "failed", "rejected": "error",
+        "judged": "passed",
+        "resolved": "passed",
+        "failing": "failed",
+        "rejected": "error",
     }, result.stdout.str()
     assert "API error 401" in samples["rejected"]["error"]
     # The MCP server received its token (it reports only the length) and its page reached the model.
@@ -141,7 +177,12 @@ def test_configured_secrets_appear_in_no_file_and_no_output(
         if value.encode() in data
     ]
     streams = {"stdout": result.stdout.str(), "stderr": result.stderr.str()}
-    leaks += [f"{name} in {stream}" for stream, text in streams.items() for name, value in forbidden.items() if value in text]
+    leaks += [
+        f"{name} in {stream}"
+        for stream, text in streams.items()
+        for name, value in forbidden.items()
+        if value in text
+    ]
     assert not leaks, leaks
     # The only file holding a secret is the one the user wrote it into.
     holders = [p.name for p, data in files_under(pytester.path).items() if mcp_token.encode() in data]
@@ -155,11 +196,20 @@ def test_a_configured_secret_in_a_prompt_is_scrubbed_from_recordings(
     monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.openai_base_url)
     monkeypatch.setenv("OPENAI_API_KEY", key)
     fake_llm.script(default=f"Done: the key {key} is now rotated.")  # the model echoes the key
-    write_samples(pytester, "eval-samples.json", {
-        "schemaVersion": "omk.eval-sample-set/v2",
-        "samples": [{"sample_id": "rotate", "prompt": f"Rotate the API key {key} for me.",
-                     "assertions": [{"type": "contains", "value": "rotated"}]}],
-    })
+    write_samples(
+        pytester,
+        "eval-samples.json",
+        {
+            "schemaVersion": "omk.eval-sample-set/v2",
+            "samples": [
+                {
+                    "sample_id": "rotate",
+                    "prompt": f"Rotate the API key {key} for me.",
+                    "assertions": [{"type": "contains", "value": "rotated"}],
+                }
+            ],
+        },
+    )
     common = ("--omk-executor=openai", "--omk-judge=none", "--omk-recordings=recs", "-p", "no:cacheprovider")
     first = omk_run(*common, "--omk-record-mode=new_episodes", "--omk-report=first.json")
     first.assert_outcomes(passed=1)
@@ -191,9 +241,15 @@ def test_no_secret_reaches_the_agent_its_model_or_any_sink(
     ``return_file`` aimed at the process environment, tool outputs in the trace and the report."""
     openai_key, url_password = sentinel("sk-openai"), sentinel("pw")
     access_key, service_key = sentinel("aws"), sentinel("svc")
-    forbidden = {"OPENAI_API_KEY": openai_key, "base URL password": url_password,
-                 "AWS_SECRET_ACCESS_KEY": access_key, "MY_SERVICE_KEY": service_key}
-    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.openai_base_url.replace("http://", f"http://omkuser:{url_password}@"))
+    forbidden = {
+        "OPENAI_API_KEY": openai_key,
+        "base URL password": url_password,
+        "AWS_SECRET_ACCESS_KEY": access_key,
+        "MY_SERVICE_KEY": service_key,
+    }
+    monkeypatch.setenv(
+        "OPENAI_BASE_URL", fake_llm.openai_base_url.replace("http://", f"http://omkuser:{url_password}@")
+    )
     monkeypatch.setenv("OPENAI_API_KEY", openai_key)
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", access_key)
     monkeypatch.setenv("MY_SERVICE_KEY", service_key)
@@ -201,26 +257,53 @@ def test_no_secret_reaches_the_agent_its_model_or_any_sink(
     # The markers come first: without a sandbox every process's environment on the machine is
     # read, and past the tool's 30,000-character cap the rest of the output is cut off.
     snoop = "echo started; echo URL=$OPENAI_BASE_URL; env; cat /proc/*/environ 2>/dev/null | tr '\\0' '\\n'"
-    fake_llm.add_rule(prompt="Snoop with bash", replies=[
-        {"tool_calls": [{"name": "Bash", "arguments": {"command": snoop}}]}, "Nothing found."])
-    fake_llm.add_rule(prompt="Snoop with a mock", replies=[
-        {"tool_calls": [{"name": "Read", "arguments": {"file_path": "env"}}]}, "Nothing found."])
-    write_samples(pytester, "eval-samples.json", {
-        "schemaVersion": "omk.eval-sample-set/v2",
-        "samples": [
-            {"sample_id": "bash", "prompt": "Snoop with bash.", "assertions": [{"type": "tools_called", "values": ["Bash"]}]},
-            {"sample_id": "mock", "prompt": "Snoop with a mock.",
-             "mocks": [{"tool": "Read", "return_file": "/proc/self/environ"}],
-             "assertions": [{"type": "tools_called", "values": ["Read"]}]},
-        ],
-    })
+    fake_llm.add_rule(
+        prompt="Snoop with bash",
+        replies=[{"tool_calls": [{"name": "Bash", "arguments": {"command": snoop}}]}, "Nothing found."],
+    )
+    fake_llm.add_rule(
+        prompt="Snoop with a mock",
+        replies=[{"tool_calls": [{"name": "Read", "arguments": {"file_path": "env"}}]}, "Nothing found."],
+    )
+    write_samples(
+        pytester,
+        "eval-samples.json",
+        {
+            "schemaVersion": "omk.eval-sample-set/v2",
+            "samples": [
+                {
+                    "sample_id": "bash",
+                    "prompt": "Snoop with bash.",
+                    "assertions": [{"type": "tools_called", "values": ["Bash"]}],
+                },
+                {
+                    "sample_id": "mock",
+                    "prompt": "Snoop with a mock.",
+                    "mocks": [{"tool": "Read", "return_file": "/proc/self/environ"}],
+                    "assertions": [{"type": "tools_called", "values": ["Read"]}],
+                },
+            ],
+        },
+    )
     before = files_under(pytester.path)
     result = pytester.runpytest_subprocess(
-        "-p", "no:hypothesispytest", "-p", "no:anyio", "-v", "-rA", "--omk-executor=agent", "--omk-judge=none",
-        "--omk-record-mode=new_episodes", "--omk-retries=0", "--omk-report=omk-report.json", "--junitxml=junit.xml",
+        "-p",
+        "no:hypothesispytest",
+        "-p",
+        "no:anyio",
+        "-v",
+        "-rA",
+        "--omk-executor=agent",
+        "--omk-judge=none",
+        "--omk-record-mode=new_episodes",
+        "--omk-retries=0",
+        "--omk-report=omk-report.json",
+        "--junitxml=junit.xml",
     )
     samples = report_samples(load_report(pytester.path / "omk-report.json"))
-    assert {k: v["outcome"] for k, v in samples.items()} == {"bash": "passed", "mock": "passed"}, result.stdout.str()
+    assert {k: v["outcome"] for k, v in samples.items()} == {"bash": "passed", "mock": "passed"}, (
+        result.stdout.str()
+    )
     bash_output = samples["bash"]["execution"]["toolCalls"][0]["output"]
     assert bash_output.startswith("started\nURL=http://127.0.0.1")
     assert "outside the sample's directory" in samples["mock"]["execution"]["toolCalls"][0]["output"]
@@ -230,8 +313,17 @@ def test_no_secret_reaches_the_agent_its_model_or_any_sink(
     leaks = [f"{name} sent to the model" for name, value in forbidden.items() if value in sent]
     # ... and not written anywhere, nor printed.
     written = {p: data for p, data in files_under(pytester.path).items() if before.get(p) != data}
-    leaks += [f"{name} in {path.relative_to(pytester.path)}" for path, data in written.items()
-              for name, value in forbidden.items() if value.encode() in data]
+    leaks += [
+        f"{name} in {path.relative_to(pytester.path)}"
+        for path, data in written.items()
+        for name, value in forbidden.items()
+        if value.encode() in data
+    ]
     streams = {"stdout": result.stdout.str(), "stderr": result.stderr.str()}
-    leaks += [f"{name} in {stream}" for stream, text in streams.items() for name, value in forbidden.items() if value in text]
+    leaks += [
+        f"{name} in {stream}"
+        for stream, text in streams.items()
+        for name, value in forbidden.items()
+        if value in text
+    ]
     assert not leaks, leaks

@@ -48,6 +48,5 @@ def main(argv: list[str]) -> int:
     return int(code)
 
 
-
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

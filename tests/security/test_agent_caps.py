@@ -81,8 +81,16 @@ def agent(fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> FakeLLM:
 def run_agent(pytester: pytest.Pytester, sample: dict[str, Any]) -> dict[str, Any]:
     write_samples(pytester, "eval-samples.json", {"schemaVersion": SCHEMA, "samples": [sample]})
     pytester.runpytest_inprocess(
-        "--omk-executor=agent", "--omk-judge=none", "--omk-record-mode=off", "--omk-report=r.json",
-        "-p", "no:hypothesispytest", "-p", "no:xdist", "-p", "no:anyio",
+        "--omk-executor=agent",
+        "--omk-judge=none",
+        "--omk-record-mode=off",
+        "--omk-report=r.json",
+        "-p",
+        "no:hypothesispytest",
+        "-p",
+        "no:xdist",
+        "-p",
+        "no:anyio",
     )
     document = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
     return {s["sample_id"]: s for s in document["samples"]}[sample["sample_id"]]
@@ -91,7 +99,9 @@ def run_agent(pytester: pytest.Pytester, sample: dict[str, Any]) -> dict[str, An
 @probe("size cap")
 def test_one_turn_runs_at_most_the_tool_call_cap(pytester: pytest.Pytester, agent: FakeLLM) -> None:
     asked = MAX_TOOL_CALLS_PER_TURN + 20
-    writes = [{"name": "Write", "arguments": {"file_path": f"f{i:03}.txt", "content": "x"}} for i in range(asked)]
+    writes = [
+        {"name": "Write", "arguments": {"file_path": f"f{i:03}.txt", "content": "x"}} for i in range(asked)
+    ]
     count = {"tool_calls": [{"name": "Bash", "arguments": {"command": "ls f*.txt | wc -l"}}]}
     agent.add_rule(prompt="Write many files", replies=[{"tool_calls": writes}, count, "Done."])
     record = run_agent(pytester, {"sample_id": "flood", "prompt": "Write many files.", "cwd": "."})
@@ -119,13 +129,17 @@ def test_a_working_directory_over_the_copy_cap_is_an_execution_error(
     else:
         for i in range(101):
             (ws / f"f{i}").write_text("x", encoding="utf-8")
-    agent.add_rule(prompt="Look around", replies=[{"tool_calls": [{"name": "Bash", "arguments": {"command": "ls"}}]},
-                                                   "Done."])
+    agent.add_rule(
+        prompt="Look around",
+        replies=[{"tool_calls": [{"name": "Bash", "arguments": {"command": "ls"}}]}, "Done."],
+    )
     record = run_agent(pytester, {"sample_id": "huge", "prompt": "Look around.", "cwd": "ws"})
     assert record["outcome"] == "error"
     assert "larger than the copy limit (65536 bytes, 100 entries)" in record["error"]
     assert agent.requests == []  # the model was never asked: the run stopped at the copy
-    leftovers = [p for p in Path(tempfile.gettempdir()).glob("omk-agent-*") if (p / "work" / "big.bin").exists()]
+    leftovers = [
+        p for p in Path(tempfile.gettempdir()).glob("omk-agent-*") if (p / "work" / "big.bin").exists()
+    ]
     assert leftovers == []
 
 

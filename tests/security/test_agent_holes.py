@@ -69,14 +69,18 @@ def test_a_mock_return_file_outside_the_sample_directory_is_refused(tree: Path, 
 @probe("path escape")
 def test_a_mock_return_file_link_leading_outside_is_refused(tree: Path) -> None:
     (tree / "fixtures" / "link.txt").symlink_to(tree.parent / "secret.txt")
-    outcome = MockBook([{"tool": "Read", "return_file": "fixtures/link.txt"}], base_dir=tree).intercept("Read", {})
+    outcome = MockBook([{"tool": "Read", "return_file": "fixtures/link.txt"}], base_dir=tree).intercept(
+        "Read", {}
+    )
     assert outcome.error and "TOP-SECRET" not in outcome.output
 
 
 @probe("non-regular file")
 def test_a_mock_return_file_fifo_is_refused_without_blocking(tree: Path) -> None:
     os.mkfifo(tree / "fixtures" / "pipe")
-    outcome = MockBook([{"tool": "Read", "return_file": "fixtures/pipe"}], base_dir=tree).intercept("Read", {})
+    outcome = MockBook([{"tool": "Read", "return_file": "fixtures/pipe"}], base_dir=tree).intercept(
+        "Read", {}
+    )
     assert outcome.error and "not a regular file" in outcome.output
 
 
@@ -94,16 +98,22 @@ def test_a_cwd_outside_the_sample_directory_is_an_execution_error(tree: Path, cw
 
 @probe("secrets")
 def test_a_password_in_a_base_url_never_enters_bash(tmp_path: Path) -> None:
-    env = shell_environment({
-        "OPENAI_BASE_URL": "http://omkuser:PW-sentinel-123456@proxy.corp:8080/v1",
-        "AWS_SECRET_ACCESS_KEY": "aws-sentinel-abcdef", "MY_SERVICE_KEY": "svc-sentinel-abcdef",
-        "DB_PASSWORD": "db-sentinel-abcdef", "PATH": os.environ["PATH"],
-    })
+    env = shell_environment(
+        {
+            "OPENAI_BASE_URL": "http://omkuser:PW-sentinel-123456@proxy.corp:8080/v1",
+            "AWS_SECRET_ACCESS_KEY": "aws-sentinel-abcdef",
+            "MY_SERVICE_KEY": "svc-sentinel-abcdef",
+            "DB_PASSWORD": "db-sentinel-abcdef",
+            "PATH": os.environ["PATH"],
+        }
+    )
     assert env == {"OPENAI_BASE_URL": "http://proxy.corp:8080/v1", "PATH": os.environ["PATH"]}
 
 
 @probe("secrets")
-def test_bash_cannot_read_the_test_process_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bash_cannot_read_the_test_process_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     if not Sandbox.detect().available:
         pytest.skip("bubblewrap is not available here: /proc is shared without a sandbox")
     monkeypatch.setenv("OMK_PROBE_API_KEY", "sk-probe-sentinel-0123456789")
@@ -148,7 +158,9 @@ def test_sandboxed_bash_has_no_network(tmp_path: Path, bwrap: None) -> None:
 @probe("process cleanup")
 def test_setsid_jobs_of_bash_do_not_outlive_the_call(tmp_path: Path) -> None:
     marker = "31337.5"  # a sleep length no other process uses
-    result = run(tools(tmp_path), "Bash", command=f"setsid sleep {marker} >/dev/null 2>&1 < /dev/null & echo started")
+    result = run(
+        tools(tmp_path), "Bash", command=f"setsid sleep {marker} >/dev/null 2>&1 < /dev/null & echo started"
+    )
     assert result.output.strip() == "started"
     left = processes_running(f"sleep {marker}")
     for pid in left:

@@ -35,7 +35,8 @@ def check_module(directory: Path, *, hang: bool) -> str:
     # The hanging one lets its children hold stdout, as a careless helper process would.
     stdio = "'inherit'" if hang else "'ignore'"
     answer = "new Promise(() => setInterval(() => {}, 1000))" if hang else "({ pass: true })"
-    (directory / "spawner.mjs").write_text(textwrap.dedent(f"""\
+    (directory / "spawner.mjs").write_text(
+        textwrap.dedent(f"""\
         import {{ spawn }} from 'node:child_process';
         export default async () => {{
           spawn('sleep', ['{SLEEP}'], {{ detached: true, stdio: {stdio} }}).unref();
@@ -43,7 +44,9 @@ def check_module(directory: Path, *, hang: bool) -> str:
           await new Promise((done) => setTimeout(done, 200));
           return {answer};
         }};
-        """), encoding="utf-8")
+        """),
+        encoding="utf-8",
+    )
     return "spawner.mjs"
 
 
@@ -65,7 +68,9 @@ def test_a_js_check_leaves_no_child_process(tmp_path: Path, node: None, hang: bo
     else:
         assert reading.status == "pass", reading.message
     # SIGKILL is sent before the reading is returned; the kernel may take a moment to end them.
-    assert wait_until(lambda: not processes_running(f"sleep {SLEEP}"), timeout=10), processes_running(f"sleep {SLEEP}")
+    assert wait_until(lambda: not processes_running(f"sleep {SLEEP}"), timeout=10), processes_running(
+        f"sleep {SLEEP}"
+    )
 
 
 @probe("interrupt")
@@ -75,12 +80,20 @@ def test_ctrl_c_during_a_js_check_leaves_no_child_process(
     run_dir = tmp_path / "run"
     run_dir.mkdir()
     fn = check_module(run_dir, hang=True)
-    base.write_samples_file(run_dir, {
-        "schemaVersion": "omk.eval-sample-set/v2",
-        "samples": [{"sample_id": "spawns", "prompt": "p", "assertions": [{"type": "custom", "fn": fn}]}],
-    })
-    args = [executor_arg(fake_command.script({"*": "out"})), "--omk-judge=none", "--omk-record-mode=off",
-            "-p", "no:cacheprovider"]
+    base.write_samples_file(
+        run_dir,
+        {
+            "schemaVersion": "omk.eval-sample-set/v2",
+            "samples": [{"sample_id": "spawns", "prompt": "p", "assertions": [{"type": "custom", "fn": fn}]}],
+        },
+    )
+    args = [
+        executor_arg(fake_command.script({"*": "out"})),
+        "--omk-judge=none",
+        "--omk-record-mode=off",
+        "-p",
+        "no:cacheprovider",
+    ]
     with pytest_process(args, cwd=run_dir, logs=run_dir / "logs") as run:
         # Both children run (the check itself waits 30 s, the default custom-check timeout).
         def spawned() -> bool:

@@ -22,8 +22,16 @@ from tests.reliability.helpers import marked_processes, pytest_process, require_
 probe = pytest.mark.probe
 SHORTEST_WAIT = 10.0
 """Seconds of the shortest timeout a stuck stop would wait out (``CallRunner.close``'s bounds)."""
-ARGS = ["--omk-executor=agent", "--omk-judge=none", "--omk-agent-tool-timeout=600", "--omk-timeout=600",
-        "--omk-recordings=recs", "--omk-record-mode=new_episodes", "-p", "no:cacheprovider"]
+ARGS = [
+    "--omk-executor=agent",
+    "--omk-judge=none",
+    "--omk-agent-tool-timeout=600",
+    "--omk-timeout=600",
+    "--omk-recordings=recs",
+    "--omk-record-mode=new_episodes",
+    "-p",
+    "no:cacheprovider",
+]
 
 
 def _stop_seconds(run_dir: Path, env: dict[str, str], started: Any) -> float:

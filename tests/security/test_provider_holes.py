@@ -31,7 +31,9 @@ KEY = "sk-probe-0123456789abcdef0123"
 
 
 def call_openai(handler: Callable[[httpx.Request], httpx.Response]) -> ExecutionResult:
-    executor = OpenAIExecutor(5, base_url="http://fake.invalid", api_key=KEY, transport=httpx.MockTransport(handler))
+    executor = OpenAIExecutor(
+        5, base_url="http://fake.invalid", api_key=KEY, transport=httpx.MockTransport(handler)
+    )
 
     async def go() -> ExecutionResult:
         try:
@@ -66,7 +68,11 @@ def test_a_2xx_non_json_body_echoing_the_key_is_masked(prefix: str) -> None:
 def test_an_absurd_token_count_from_a_provider_is_an_execution_error(tokens: int) -> None:
     text = json.dumps(completion(prompt_tokens=tokens, completion_tokens=3))
     with pytest.raises(ExecutionError, match="invalid token count") as caught:
-        call_openai(lambda request: httpx.Response(200, content=text.encode(), headers={"content-type": "application/json"}))
+        call_openai(
+            lambda request: httpx.Response(
+                200, content=text.encode(), headers={"content-type": "application/json"}
+            )
+        )
     assert len(str(caught.value)) < 200  # a short message, not a 400-digit number
 
 
@@ -148,8 +154,20 @@ def test_a_1_mib_hostile_page_is_fetched_and_converted_within_its_timeout() -> N
 @probe("blocked address")
 @pytest.mark.parametrize(
     "address",
-    ["fec0::1", "feff::1", "::ffff:0:7f00:1", "::ffff:0:a00:1", "::ffff:0:0:1", "64:ff9b::a9fe:a9fe",
-     "64:ff9b:1::1", "100::1", "3ffe::1", "::ffff:127.0.0.1", "::ffff:169.254.169.254", "::7f00:1"],
+    [
+        "fec0::1",
+        "feff::1",
+        "::ffff:0:7f00:1",
+        "::ffff:0:a00:1",
+        "::ffff:0:0:1",
+        "64:ff9b::a9fe:a9fe",
+        "64:ff9b:1::1",
+        "100::1",
+        "3ffe::1",
+        "::ffff:127.0.0.1",
+        "::ffff:169.254.169.254",
+        "::7f00:1",
+    ],
 )
 def test_every_ipv6_special_range_is_blocked(address: str) -> None:
     assert blocked_range(ipaddress.ip_address(address)) is not None

@@ -32,7 +32,9 @@ def test_no_spelling_of_a_secret_reaches_a_recording_path(
     pytester: pytest.Pytester, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     key, password = f"sk-openai-{secrets.token_hex(8)}", f"pw-{secrets.token_hex(8)}"
-    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.openai_base_url.replace("http://", f"http://omkuser:{password}@"))
+    monkeypatch.setenv(
+        "OPENAI_BASE_URL", fake_llm.openai_base_url.replace("http://", f"http://omkuser:{password}@")
+    )
     monkeypatch.setenv("OPENAI_API_KEY", key)
     fake_llm.script(default="An answer.")
     spellings = {
@@ -44,14 +46,28 @@ def test_no_spelling_of_a_secret_reaches_a_recording_path(
         "password in capitals": f"id-{password.upper()}",
         "basic auth": f"id-{base64.b64encode(f'omkuser:{password}'.encode()).decode()}",
     }
-    write_samples(pytester, "eval-samples.json", {
-        "schemaVersion": "omk.eval-sample-set/v2",
-        "samples": [{"sample_id": sample_id, "prompt": f"Question {name} with {key} inside."}
-                    for name, sample_id in spellings.items()],
-    })
+    write_samples(
+        pytester,
+        "eval-samples.json",
+        {
+            "schemaVersion": "omk.eval-sample-set/v2",
+            "samples": [
+                {"sample_id": sample_id, "prompt": f"Question {name} with {key} inside."}
+                for name, sample_id in spellings.items()
+            ],
+        },
+    )
     result = pytester.runpytest_subprocess(
-        "-p", "no:hypothesispytest", "-p", "no:anyio", "--omk-executor=openai", "--omk-model=gpt-4o-mini",
-        "--omk-judge=none", "--omk-record-mode=new_episodes", "--omk-recordings=recs", "--omk-report=r.json",
+        "-p",
+        "no:hypothesispytest",
+        "-p",
+        "no:anyio",
+        "--omk-executor=openai",
+        "--omk-model=gpt-4o-mini",
+        "--omk-judge=none",
+        "--omk-record-mode=new_episodes",
+        "--omk-recordings=recs",
+        "--omk-report=r.json",
     )
     samples = report_samples(load_report(pytester.path / "r.json"))
     assert {v["outcome"] for v in samples.values()} == {"passed"}, result.stdout.str()
@@ -65,7 +81,9 @@ def test_no_spelling_of_a_secret_reaches_a_recording_path(
 
 
 @probe("secrets")
-@pytest.mark.parametrize("spelled", ["ID-SK-ABCDEF0123456789", "id-s\u200bk-abcdef0123456789", "id-ｓｋ-ａｂｃｄｅｆ0123456789"])
+@pytest.mark.parametrize(
+    "spelled", ["ID-SK-ABCDEF0123456789", "id-s\u200bk-abcdef0123456789", "id-ｓｋ-ａｂｃｄｅｆ0123456789"]
+)
 def test_a_slug_never_spells_a_secret(spelled: str) -> None:
     name = file_name(spelled, "ab" * 32, ["sk-abcdef0123456789"])
     assert name == f"id-redacted-{'ab' * 8}.json"

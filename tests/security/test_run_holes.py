@@ -36,13 +36,23 @@ def doc(*samples: dict[str, Any]) -> dict[str, Any]:
 
 
 @probe("judge failure")
-@pytest.mark.parametrize("reply", ["", "I would say four.", '{"score": 9, "reason": "r"}', '{"score": 0, "reason": "r"}'])
+@pytest.mark.parametrize(
+    "reply", ["", "I would say four.", '{"score": 9, "reason": "r"}', '{"score": 0, "reason": "r"}']
+)
 def test_a_broken_judge_never_turns_a_rubric_only_sample_green(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand, fake_judge: FakeCommand, reply: str
 ) -> None:
-    write_samples(pytester, "eval-samples.json", doc(
-        {"sample_id": "rubric-only", "prompt": "Explain.", "rubric": {"clarity": {"criterion": "clear", "weight": 1}}},
-    ))
+    write_samples(
+        pytester,
+        "eval-samples.json",
+        doc(
+            {
+                "sample_id": "rubric-only",
+                "prompt": "Explain.",
+                "rubric": {"clarity": {"criterion": "clear", "weight": 1}},
+            },
+        ),
+    )
     executor = fake_command.script({"*": "An explanation."})
     judge = fake_judge.script({"*": {"output": reply}})
     result = omk_run(executor_arg(executor), f"--omk-judge={judge}", "--omk-report=r.json")
@@ -59,22 +69,37 @@ def test_a_broken_judge_never_turns_a_rubric_only_sample_green(
 @probe("custom check")
 @pytest.mark.parametrize(
     "body",
-    ["import os\nos._exit(0)\n", "import sys\nsys.exit(0)\n", "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n",
-     "def check(output, context):\n    import os\n    os._exit(0)\n"],
+    [
+        "import os\nos._exit(0)\n",
+        "import sys\nsys.exit(0)\n",
+        "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n",
+        "def check(output, context):\n    import os\n    os._exit(0)\n",
+    ],
     ids=["os-exit-at-import", "sys-exit", "crash", "os-exit-in-check"],
 )
 def test_a_custom_check_cannot_end_pytest(
     pytester: pytest.Pytester, fake_command: FakeCommand, body: str
 ) -> None:
     (pytester.path / "evil_check.py").write_text(body, encoding="utf-8")
-    write_samples(pytester, "eval-samples.json", doc(
-        {"sample_id": "evil", "prompt": "p", "assertions": [{"type": "custom", "fn": "evil_check.py"}]},
-        {"sample_id": "after", "prompt": "p", "assertions": [{"type": "contains", "value": "fine"}]},
-    ))
+    write_samples(
+        pytester,
+        "eval-samples.json",
+        doc(
+            {"sample_id": "evil", "prompt": "p", "assertions": [{"type": "custom", "fn": "evil_check.py"}]},
+            {"sample_id": "after", "prompt": "p", "assertions": [{"type": "contains", "value": "fine"}]},
+        ),
+    )
     executor = fake_command.script({"*": "fine"})
     result = pytester.runpytest_subprocess(
-        executor_arg(executor), "--omk-judge=none", "--omk-record-mode=off", "--omk-report=r.json", "--junitxml=j.xml",
-        "-p", "no:hypothesispytest", "-p", "no:anyio",
+        executor_arg(executor),
+        "--omk-judge=none",
+        "--omk-record-mode=off",
+        "--omk-report=r.json",
+        "--junitxml=j.xml",
+        "-p",
+        "no:hypothesispytest",
+        "-p",
+        "no:anyio",
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     samples = report_samples(load_report(pytester.path / "r.json"))
@@ -84,14 +109,25 @@ def test_a_custom_check_cannot_end_pytest(
 
 @probe("path escape")
 def test_a_custom_check_outside_the_sample_directory_is_refused(
-    pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand, tmp_path_factory: pytest.TempPathFactory
+    pytester: pytest.Pytester,
+    omk_run: OmkRun,
+    fake_command: FakeCommand,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     outside = tmp_path_factory.mktemp("elsewhere") / "check.py"
     outside.write_text("def check(output, context):\n    return True\n", encoding="utf-8")
     (pytester.path / "samples").mkdir()
-    write_samples(pytester, "samples/eval-samples.json", doc(
-        {"sample_id": "s", "prompt": "p", "assertions": [{"type": "custom", "fn": os.path.relpath(outside, pytester.path / "samples")}]},
-    ))
+    write_samples(
+        pytester,
+        "samples/eval-samples.json",
+        doc(
+            {
+                "sample_id": "s",
+                "prompt": "p",
+                "assertions": [{"type": "custom", "fn": os.path.relpath(outside, pytester.path / "samples")}],
+            },
+        ),
+    )
     result = omk_run(executor_arg(fake_command.script({"*": "x"})), "--omk-judge=none", "-rA")
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*leads outside the sample file's directory*"])
@@ -101,13 +137,19 @@ def test_a_custom_check_outside_the_sample_directory_is_refused(
 
 
 @probe("process cleanup")
-def test_a_command_timeout_with_an_escaped_child_is_not_retried(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+def test_a_command_timeout_with_an_escaped_child_is_not_retried(
+    pytester: pytest.Pytester, omk_run: OmkRun
+) -> None:
     runs = pytester.path / "runs.log"
     # The child leaves the process group (setsid) and keeps stdout open.
     script = f"echo run >> {shlex.quote(str(runs))}; setsid sleep 41.5 & sleep 41.5"
     write_samples(pytester, "eval-samples.json", doc({"sample_id": "slow", "prompt": "p"}))
-    result = omk_run(f"--omk-executor=command:sh -c {shlex.quote(script)}", "--omk-judge=none",
-                     "--omk-timeout=2", "--omk-retries=3")
+    result = omk_run(
+        f"--omk-executor=command:sh -c {shlex.quote(script)}",
+        "--omk-judge=none",
+        "--omk-timeout=2",
+        "--omk-retries=3",
+    )
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*timed out after 2s*"])
     assert runs.read_text().split() == ["run"]  # one attempt, never retried
@@ -122,12 +164,29 @@ def test_a_command_timeout_with_an_escaped_child_is_not_retried(pytester: pytest
 def test_control_characters_in_ids_and_messages_never_reach_the_terminal(
     pytester: pytest.Pytester, fake_command: FakeCommand, evil: str
 ) -> None:
-    write_samples(pytester, "eval-samples.json", doc(
-        {"sample_id": f"id{evil}", "prompt": "p", "assertions": [{"type": "contains", "value": f"want{evil}"}]},
-    ))
+    write_samples(
+        pytester,
+        "eval-samples.json",
+        doc(
+            {
+                "sample_id": f"id{evil}",
+                "prompt": "p",
+                "assertions": [{"type": "contains", "value": f"want{evil}"}],
+            },
+        ),
+    )
     executor = fake_command.script({"*": f"got{evil}"})
-    result = pytester.runpytest_subprocess(executor_arg(executor), "--omk-judge=none", "--omk-record-mode=off", "-v", "-rA",
-                                           "-p", "no:hypothesispytest", "-p", "no:anyio")
+    result = pytester.runpytest_subprocess(
+        executor_arg(executor),
+        "--omk-judge=none",
+        "--omk-record-mode=off",
+        "-v",
+        "-rA",
+        "-p",
+        "no:hypothesispytest",
+        "-p",
+        "no:anyio",
+    )
     out = result.stdout.str()
     controls = [c for c in evil if not c.isprintable()]
     assert evil not in out and not [c for c in controls if c in out]
@@ -143,8 +202,15 @@ def test_a_sample_with_too_many_rubric_dimensions_is_a_collection_error(
     result = omk_run(executor_arg(fake_command.script({"*": "x"})), "--omk-judge=none")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*sample 'huge' has 10000 assertions and rubric dimensions; at most 200*"])
-    assert omk_run(executor_arg(fake_command.script({"*": "x"})), "--omk-judge=none", "--omk-max-checks=10000",
-                   "--co").ret == 0
+    assert (
+        omk_run(
+            executor_arg(fake_command.script({"*": "x"})),
+            "--omk-judge=none",
+            "--omk-max-checks=10000",
+            "--co",
+        ).ret
+        == 0
+    )
 
 
 # --- the trust model is written down ----------------------------------------------------------------
@@ -169,5 +235,3 @@ def _tests_named(page: str) -> list[str]:
 
 def _security_tests(root: Path) -> str:
     return "\n".join(p.read_text(encoding="utf-8") for p in (root / "tests").rglob("test_*.py"))
-
-

@@ -83,8 +83,13 @@ class ControllerStatus:
         reporter = self._config.pluginmanager.get_plugin("terminalreporter")
         if self._progress is None or reporter is None or not callable(getattr(queue, "put", None)):
             return (yield)
-        line = StatusLine(reporter, self._progress, interval=self._interval, tty=bool(reporter.isatty),
-                          capture=self._config.pluginmanager.get_plugin("capturemanager"))
+        line = StatusLine(
+            reporter,
+            self._progress,
+            interval=self._interval,
+            tty=bool(reporter.isatty),
+            capture=self._config.pluginmanager.get_plugin("capturemanager"),
+        )
         self._line = line
         dsession.worker_omk_status = self._on_tick  # type: ignore[union-attr]
         stopped = threading.Event()

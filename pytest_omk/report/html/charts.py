@@ -59,7 +59,9 @@ def hbar_chart(bars: Sequence[Bar], scale_max: float) -> str:
     """Horizontal bars, one labelled row each, scaled so ``scale_max`` fills the plot."""
     plot_w = _WIDTH - _LABEL_W - 60
     height = _ROW_H * len(bars) + 8
-    parts = [f'<svg class="hbar" viewBox="0 0 {_WIDTH} {height}" width="{_WIDTH}" height="{height}" role="img">']
+    parts = [
+        f'<svg class="hbar" viewBox="0 0 {_WIDTH} {height}" width="{_WIDTH}" height="{height}" role="img">'
+    ]
     for row, bar in enumerate(bars):
         y = 4 + row * _ROW_H
         share = 0.0 if scale_max <= 0 else min(max(bar.value / scale_max, 0.0), 1.0)
@@ -67,7 +69,9 @@ def hbar_chart(bars: Sequence[Bar], scale_max: float) -> str:
             f'<text class="label" x="{_LABEL_W - 6}" y="{y + 15}" text-anchor="end">{escape(_short(bar.label))}</text>'
         )
         parts.append(_bar_rect(_LABEL_W, y + 3, share * plot_w, _ROW_H - 6, bar))
-        parts.append(f'<text class="value" x="{_LABEL_W + share * plot_w + 4:.1f}" y="{y + 15}">{escape(bar.text)}</text>')
+        parts.append(
+            f'<text class="value" x="{_LABEL_W + share * plot_w + 4:.1f}" y="{y + 15}">{escape(bar.text)}</text>'
+        )
     parts.append("</svg>")
     return "".join(parts)
 
@@ -77,7 +81,9 @@ def column_chart(bars: Sequence[Bar], scale_max: float) -> str:
     slot = (_WIDTH - 40) / max(len(bars), 1)
     height = _TOP + _PLOT_H + 30
     base = _TOP + _PLOT_H
-    parts = [f'<svg class="columns" viewBox="0 0 {_WIDTH} {height}" width="{_WIDTH}" height="{height}" role="img">']
+    parts = [
+        f'<svg class="columns" viewBox="0 0 {_WIDTH} {height}" width="{_WIDTH}" height="{height}" role="img">'
+    ]
     parts.append(f'<line class="axis" x1="20" y1="{base}" x2="{_WIDTH - 20}" y2="{base}"/>')
     for index, bar in enumerate(bars):
         x = 20 + index * slot
@@ -101,16 +107,24 @@ def interval_chart(rows: Sequence[Interval]) -> str:
         return _LABEL_W + (value + bound) / (2 * bound) * plot_w
 
     height = _ROW_H * len(rows) + 24
-    parts = [f'<svg class="intervals" viewBox="0 0 {_WIDTH} {height}" width="{_WIDTH}" height="{height}" role="img">']
+    parts = [
+        f'<svg class="intervals" viewBox="0 0 {_WIDTH} {height}" width="{_WIDTH}" height="{height}" role="img">'
+    ]
     parts.append(f'<line class="zero" x1="{x_of(0):.1f}" y1="0" x2="{x_of(0):.1f}" y2="{height - 16}"/>')
     parts.append(f'<text class="label" x="{x_of(0):.1f}" y="{height - 4}" text-anchor="middle">0</text>')
     for row, item in enumerate(rows):
         y = 4 + row * _ROW_H
-        bar = Bar(item.label, item.value, item.text, "pass" if item.low > 0 else "fail" if item.high < 0 else "")
-        parts.append(f'<text class="label" x="{_LABEL_W - 6}" y="{y + 15}" text-anchor="end">{escape(_short(item.label))}</text>')
+        bar = Bar(
+            item.label, item.value, item.text, "pass" if item.low > 0 else "fail" if item.high < 0 else ""
+        )
+        parts.append(
+            f'<text class="label" x="{_LABEL_W - 6}" y="{y + 15}" text-anchor="end">{escape(_short(item.label))}</text>'
+        )
         parts.append(_bar_rect(x_of(item.low), y + 8, x_of(item.high) - x_of(item.low), 6, bar))
         parts.append(f'<circle class="point" cx="{x_of(item.value):.1f}" cy="{y + 11}" r="4"/>')
-        parts.append(f'<text class="value" x="{_LABEL_W + plot_w + 6}" y="{y + 15}">{escape(item.text)}</text>')
+        parts.append(
+            f'<text class="value" x="{_LABEL_W + plot_w + 6}" y="{y + 15}">{escape(item.text)}</text>'
+        )
     parts.append("</svg>")
     return "".join(parts)
 

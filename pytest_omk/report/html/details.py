@@ -39,7 +39,9 @@ def sample_details(index: int, sample: Doc) -> str:
 def readings_html(sample: Doc) -> str:
     """The output and every reading of a sample, for pages other than ours (pytest-html's extras)."""
     execution: Doc = sample.get("execution") or {}
-    output = f'<h4>Output</h4><pre class="output">{text(execution.get("output", ""))}</pre>' if execution else ""
+    output = (
+        f'<h4>Output</h4><pre class="output">{text(execution.get("output", ""))}</pre>' if execution else ""
+    )
     error = f'<p class="error">{text(sample["error"])}</p>' if sample.get("error") else ""
     return error + output + _assertions(sample.get("assertions") or []) + _rubric(sample.get("rubric") or {})
 
@@ -64,7 +66,11 @@ def _facts(sample: Doc, execution: Doc) -> str:
 
 
 def _pair(first: Any, second: Any) -> str | None:
-    return None if first is None and second is None else f"{first if first is not None else '-'} / {second if second is not None else '-'}"
+    return (
+        None
+        if first is None and second is None
+        else f"{first if first is not None else '-'} / {second if second is not None else '-'}"
+    )
 
 
 def _table(title: str, header: Sequence[str], rows: Sequence[Sequence[str]], css: str) -> str:
@@ -81,31 +87,55 @@ def _status(status: Any) -> str:
 
 
 def _tally(runs: Doc | None) -> str:
-    return "" if not runs else f' <span class="runs">({runs["pass"]} pass, {runs["fail"]} fail, {runs["missing"]} missing)</span>'
+    return (
+        ""
+        if not runs
+        else f' <span class="runs">({runs["pass"]} pass, {runs["fail"]} fail, {runs["missing"]} missing)</span>'
+    )
 
 
 def _assertions(assertions: Sequence[Doc]) -> str:
     rows = [
-        [text(a["index"]), text(a["type"]), text(a.get("layer") or "-"), text(f"{a['weight']:g}"),
-         _status(a["status"]) + _tally(a.get("runs")), text(a.get("message", ""))]
+        [
+            text(a["index"]),
+            text(a["type"]),
+            text(a.get("layer") or "-"),
+            text(f"{a['weight']:g}"),
+            _status(a["status"]) + _tally(a.get("runs")),
+            text(a.get("message", "")),
+        ]
         for a in assertions
     ]
-    return _table("Assertions", ["#", "type", "layer", "weight", "status", "reason"], rows, "readings assertions")
+    return _table(
+        "Assertions", ["#", "type", "layer", "weight", "status", "reason"], rows, "readings assertions"
+    )
 
 
 def _rubric(rubric: Mapping[str, Doc]) -> str:
     rows = [
-        [text(name), text(score_text(r.get("score"))), text(f"{r['weight']:g}"),
-         _status(r["status"]) + _tally(r.get("runs")), text(r.get("reason", ""))]
+        [
+            text(name),
+            text(score_text(r.get("score"))),
+            text(f"{r['weight']:g}"),
+            _status(r["status"]) + _tally(r.get("runs")),
+            text(r.get("reason", "")),
+        ]
         for name, r in rubric.items()
     ]
-    return _table("Rubric", ["dimension", "score", "weight", "status", "judge's reason"], rows, "readings rubric")
+    return _table(
+        "Rubric", ["dimension", "score", "weight", "status", "judge's reason"], rows, "readings rubric"
+    )
 
 
 def _tool_calls(calls: Sequence[Doc] | None) -> str:
     rows = [
-        [text(i), text(call.get("tool", "")), json_text(call.get("input")),
-         text(_success(call.get("success"))), json_text(call.get("output"), 400)]
+        [
+            text(i),
+            text(call.get("tool", "")),
+            json_text(call.get("input")),
+            text(_success(call.get("success"))),
+            json_text(call.get("output"), 400),
+        ]
         for i, call in enumerate(calls or [])
     ]
     return _table("Tool trace", ["#", "tool", "input", "result", "output"], rows, "readings tools")
@@ -122,8 +152,15 @@ def _mock_hits(stats: Any) -> str:
 
 
 def _urls(urls: Sequence[Doc]) -> str:
-    rows = [[text(u.get("url", "")), text(u.get("via", "")), text(u.get("bytes", "")), text(u.get("sha256", ""))[:16]]
-            for u in urls]
+    rows = [
+        [
+            text(u.get("url", "")),
+            text(u.get("via", "")),
+            text(u.get("bytes", "")),
+            text(u.get("sha256", ""))[:16],
+        ]
+        for u in urls
+    ]
     return _table("Resolved URLs", ["url", "via", "bytes", "sha256"], rows, "readings urls")
 
 
@@ -131,9 +168,15 @@ def _repeats(repeats: Doc | None) -> str:
     if not repeats:
         return ""
     rows = [
-        [text(run["repeat"]), _status("pass" if run["passed"] else "fail"),
-         text(score_text((run.get("scores") or {}).get("composite"))), text("yes" if run.get("replayed") else "no")]
+        [
+            text(run["repeat"]),
+            _status("pass" if run["passed"] else "fail"),
+            text(score_text((run.get("scores") or {}).get("composite"))),
+            text("yes" if run.get("replayed") else "no"),
+        ]
         for run in repeats.get("runs") or []
     ]
     summary = f"{repeats['passed']} of {repeats['n']} runs passed (pass rate {repeats['passRate']:.0%})"
-    return f"<p>{text(summary)}</p>" + _table("Runs", ["run", "outcome", "composite", "replayed"], rows, "readings runs")
+    return f"<p>{text(summary)}</p>" + _table(
+        "Runs", ["run", "outcome", "composite", "replayed"], rows, "readings runs"
+    )

@@ -35,12 +35,14 @@ def _csp_hash(source: str) -> str:
 def render_html(document: Doc) -> str:
     """The whole page for one report document (schema ``pytest-omk.report/v1``)."""
     style, script = _asset("report.css"), _asset("report.js")
-    policy = f"default-src 'none'; style-src {_csp_hash(style)}; script-src {_csp_hash(script)}; img-src data:"
+    policy = (
+        f"default-src 'none'; style-src {_csp_hash(style)}; script-src {_csp_hash(script)}; img-src data:"
+    )
     samples: list[Doc] = list(document.get("samples") or [])
     charts = all_charts(document)
     return "".join(
         [
-            "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
+            '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">',
             f'<meta http-equiv="Content-Security-Policy" content="{policy}">',
             '<meta name="viewport" content="width=device-width, initial-scale=1">',
             f"<title>{text(_title(document))}</title><style>{style}</style></head><body>",
@@ -77,11 +79,13 @@ def _header(document: Doc) -> str:
     ]
     items = "".join(f"<dt>{text(k)}</dt><dd>{text(v)}</dd>" for k, v in facts if v is not None)
     outcomes = "".join(
-        f'<li class="badge {text(name)}">{text(count)} {text(name)}</li>' for name, count in outcome_counts(document)
+        f'<li class="badge {text(name)}">{text(count)} {text(name)}</li>'
+        for name, count in outcome_counts(document)
     )
     means: Doc = summary.get("means") or {}
     mean_items = "".join(
-        f'<li><span class="layer">{text(layer)}</span> {text(score_text(means.get(layer)))}</li>' for layer in SCORE_COLUMNS
+        f'<li><span class="layer">{text(layer)}</span> {text(score_text(means.get(layer)))}</li>'
+        for layer in SCORE_COLUMNS
     )
     return (
         f'<header><h1>{text(_title(document))}</h1><ul class="outcomes">{outcomes}</ul>'
@@ -90,17 +94,26 @@ def _header(document: Doc) -> str:
 
 
 _COLUMNS: Sequence[tuple[str, str]] = (
-    ("sample", "text"), ("outcome", "text"), ("composite", "num"), ("fact", "num"), ("behavior", "num"),
-    ("judge", "num"), ("cost", "num"), ("latency", "num"),
+    ("sample", "text"),
+    ("outcome", "text"),
+    ("composite", "num"),
+    ("fact", "num"),
+    ("behavior", "num"),
+    ("judge", "num"),
+    ("cost", "num"),
+    ("latency", "num"),
 )
 
 
 def _table(samples: Sequence[Doc]) -> str:
     head = "".join(
-        f'<th data-type="{kind}" aria-sort="none"><button type="button">{text(name)}</button></th>' for name, kind in _COLUMNS
+        f'<th data-type="{kind}" aria-sort="none"><button type="button">{text(name)}</button></th>'
+        for name, kind in _COLUMNS
     )
     outcomes = sorted({str(s.get("outcome")) for s in samples})
-    options = '<option value="">all outcomes</option>' + "".join(f'<option value="{text(o)}">{text(o)}</option>' for o in outcomes)
+    options = '<option value="">all outcomes</option>' + "".join(
+        f'<option value="{text(o)}">{text(o)}</option>' for o in outcomes
+    )
     controls = (
         '<div class="controls"><input id="filter" type="search" placeholder="Filter by sample, file or variant" '
         f'aria-label="filter samples"><select id="outcome-filter" aria-label="outcome">{options}</select>'
@@ -109,7 +122,7 @@ def _table(samples: Sequence[Doc]) -> str:
     body = "".join(_row(i, s) for i, s in enumerate(samples))
     return (
         f'<section class="samples"><h2>Samples</h2>{controls}<table id="samples"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{body}</tbody></table><p class=\"hint\">Click a row (or press Enter on it) for its details.</p></section>"
+        f'<tbody>{body}</tbody></table><p class="hint">Click a row (or press Enter on it) for its details.</p></section>'
     )
 
 

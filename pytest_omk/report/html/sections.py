@@ -24,7 +24,12 @@ def distribution_charts(samples: Sequence[Doc]) -> list[str]:
         for value in values:
             counts[min(int(max(value, 0.0) / BIN_WIDTH), BIN_COUNT - 1)] += 1
         bars = [
-            Bar(f"{i * BIN_WIDTH:g}–{(i + 1) * BIN_WIDTH:g}", count, str(count), _score_tone((i + 0.5) * BIN_WIDTH))
+            Bar(
+                f"{i * BIN_WIDTH:g}–{(i + 1) * BIN_WIDTH:g}",
+                count,
+                str(count),
+                _score_tone((i + 0.5) * BIN_WIDTH),
+            )
             for i, count in enumerate(counts)
         ]
         title = f"{layer.capitalize()} score distribution ({len(values)} samples)"
@@ -49,7 +54,9 @@ def coverage_charts(coverage: Doc | None) -> list[str]:
             for label, r in zip(labels, rows, strict=True)
         ]
         charts.append(figure(f"{dimension}-pass-rate", f"Pass rate by {dimension}", hbar_chart(passes, 1.0)))
-        charts.append(figure(f"{dimension}-composite", f"Mean composite by {dimension}", hbar_chart(means, 5.0)))
+        charts.append(
+            figure(f"{dimension}-composite", f"Mean composite by {dimension}", hbar_chart(means, 5.0))
+        )
     return charts
 
 
@@ -58,7 +65,12 @@ def variant_charts(variants: Sequence[Doc], comparisons: Sequence[Doc]) -> list[
     if not variants:
         return []
     bars = [
-        Bar(f"{v['name']} · {layer}", v["means"][layer], score_text(v["means"][layer]), _score_tone(v["means"][layer]))
+        Bar(
+            f"{v['name']} · {layer}",
+            v["means"][layer],
+            score_text(v["means"][layer]),
+            _score_tone(v["means"][layer]),
+        )
         for layer in SCORE_COLUMNS
         for v in variants
         if v["means"].get(layer) is not None
@@ -76,7 +88,9 @@ def variant_charts(variants: Sequence[Doc], comparisons: Sequence[Doc]) -> list[
         if c.get("meanDifference") is not None and c.get("interval")
     ]
     if rows:
-        note = "; ".join(f"{c['variant']}: {c['verdict']} ({c['pairs']} pairs)" for c in comparisons if c.get("verdict"))
+        note = "; ".join(
+            f"{c['variant']}: {c['verdict']} ({c['pairs']} pairs)" for c in comparisons if c.get("verdict")
+        )
         title = f"Paired difference in {comparisons[0].get('metric', 'composite')} with its interval"
         charts.append(figure("variant-difference", title, interval_chart(rows), note))
     return charts
@@ -88,8 +102,12 @@ def repeat_charts(samples: Sequence[Doc]) -> list[str]:
     if not repeated:
         return []
     bars = [
-        Bar(display_name(s), s["repeats"]["passRate"], f"{s['repeats']['passed']}/{s['repeats']['n']}",
-            "pass" if s["repeats"]["passAll"] else _rate_tone(s["repeats"]["passRate"]))
+        Bar(
+            display_name(s),
+            s["repeats"]["passRate"],
+            f"{s['repeats']['passed']}/{s['repeats']['n']}",
+            "pass" if s["repeats"]["passAll"] else _rate_tone(s["repeats"]["passRate"]),
+        )
         for s in repeated
     ]
     every = sum(1 for s in repeated if s["repeats"]["passAll"])
@@ -113,8 +131,14 @@ def baseline_charts(baseline: Doc | None) -> list[str]:
         return []
     scale = max([b.value for b in bars] + [0.5])
     note = f"{baseline.get('matched', 0)} samples matched, {baseline.get('new', 0)} new, {baseline.get('notRun', 0)} not run"
-    return [figure("baseline-delta", f"Change in layer means against {baseline.get('path', 'the baseline')}",
-                   hbar_chart(bars, scale), note)]
+    return [
+        figure(
+            "baseline-delta",
+            f"Change in layer means against {baseline.get('path', 'the baseline')}",
+            hbar_chart(bars, scale),
+            note,
+        )
+    ]
 
 
 def all_charts(document: Doc) -> list[str]:

@@ -141,9 +141,12 @@ def test_input_contains_lower_cases_as_javascript_does() -> None:
     # U+A7DC (Unicode 16) lower-cases to U+019B in V8; Python 3.11's str.lower leaves it unchanged.
     assert "\ua7dc".lower() == "\ua7dc"
     assert holds({"input_contains": "\u019b"}, {"command": "echo \ua7dc"})
-    assert book({"tool": "Bash", "match": {"input_contains": "\ua7dc"}, "return": "x"}).intercept(
-        "Bash", {"command": "echo \u019b"}
-    ).action == "hit"
+    assert (
+        book({"tool": "Bash", "match": {"input_contains": "\ua7dc"}, "return": "x"})
+        .intercept("Bash", {"command": "echo \u019b"})
+        .action
+        == "hit"
+    )
 
 
 def test_all_conditions_are_anded() -> None:

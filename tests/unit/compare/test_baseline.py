@@ -12,14 +12,26 @@ from pytest_omk.compare.baseline import compare_with_baseline, load_baseline, re
 from pytest_omk.errors import ConfigError
 
 
-def _row(sample_id: str, outcome: str, composite: float | None, fact: float | None = None, variant: str | None = None) -> dict[str, Any]:
+def _row(
+    sample_id: str,
+    outcome: str,
+    composite: float | None,
+    fact: float | None = None,
+    variant: str | None = None,
+) -> dict[str, Any]:
     return {
         "nodeid": f"e.json::{sample_id}" + (f"[{variant}]" if variant else ""),
         "file": "e.json",
         "sample_id": sample_id,
         "variant": variant,
         "outcome": outcome,
-        "scores": {"assertions": composite, "fact": fact, "behavior": None, "judge": None, "composite": composite},
+        "scores": {
+            "assertions": composite,
+            "fact": fact,
+            "behavior": None,
+            "judge": None,
+            "composite": composite,
+        },
     }
 
 
@@ -35,7 +47,11 @@ def test_load_baseline(tmp_path: Path) -> None:
         ("missing.json", None, "cannot read"),
         ("bad.json", "{", "is not JSON"),
         ("other.json", json.dumps({"schemaVersion": "x"}), "is not a pytest-omk report"),
-        ("nosamples.json", json.dumps({"schemaVersion": "pytest-omk.report/v1", "samples": [1]}), "no valid 'samples'"),
+        (
+            "nosamples.json",
+            json.dumps({"schemaVersion": "pytest-omk.report/v1", "samples": [1]}),
+            "no valid 'samples'",
+        ),
     ]:
         path = tmp_path / name
         if text is not None:
@@ -45,7 +61,9 @@ def test_load_baseline(tmp_path: Path) -> None:
 
 
 def test_deltas_on_matched_samples_only() -> None:
-    baseline = _report(_row("s1", "passed", 5.0, 5.0), _row("s2", "passed", 4.0, 3.0), _row("gone", "passed", 1.0))
+    baseline = _report(
+        _row("s1", "passed", 5.0, 5.0), _row("s2", "passed", 4.0, 3.0), _row("gone", "passed", 1.0)
+    )
     rows = [_row("s1", "passed", 5.0, 5.0), _row("s2", "passed", 3.5, 2.0), _row("new", "failed", 1.0)]
     section = compare_with_baseline(rows, baseline, path="base.json", threshold=None)
     assert (section["matched"], section["new"], section["notRun"]) == (2, 1, 1)
@@ -60,7 +78,9 @@ def test_deltas_on_matched_samples_only() -> None:
 
 
 def test_small_composite_moves_are_not_changes() -> None:
-    section = compare_with_baseline([_row("s1", "passed", 4.01)], _report(_row("s1", "passed", 4.0)), path="b", threshold=None)
+    section = compare_with_baseline(
+        [_row("s1", "passed", 4.01)], _report(_row("s1", "passed", 4.0)), path="b", threshold=None
+    )
     assert section["changed"] == []
 
 

@@ -86,7 +86,12 @@ def test_too_few_pairs_have_no_interval() -> None:
 
 def test_compare_variants_pairs_rows_by_file_and_sample() -> None:
     def row(variant: str, sample_id: str, composite: float | None) -> dict[str, object]:
-        return {"file": "e.json", "sample_id": sample_id, "variant": variant, "scores": {"composite": composite}}
+        return {
+            "file": "e.json",
+            "sample_id": sample_id,
+            "variant": variant,
+            "scores": {"composite": composite},
+        }
 
     rows = [row(v, f"s{i}", c) for i in range(6) for v, c in (("A", 4.0), ("B", 3.0 + 0.1 * i), ("C", 4.0))]
     comparisons = compare_variants(rows, ["A", "B", "C"])

@@ -7,7 +7,9 @@ from typing import Any
 from pytest_omk.compare.coverage import coverage, pass_value
 
 
-def _row(outcome: str, composite: float | None, *, variant: str | None = None, repeats: Any = None, **metadata: Any) -> dict[str, Any]:
+def _row(
+    outcome: str, composite: float | None, *, variant: str | None = None, repeats: Any = None, **metadata: Any
+) -> dict[str, Any]:
     return {
         "outcome": outcome,
         "variant": variant,
@@ -35,7 +37,14 @@ def test_tables_per_capability_and_difficulty() -> None:
     ]
     tables = coverage(rows)
     assert tables["capability"] == [
-        {"name": "extraction", "variant": None, "samples": 3, "counted": 2, "passRate": 0.5, "composite": 4.0},
+        {
+            "name": "extraction",
+            "variant": None,
+            "samples": 3,
+            "counted": 2,
+            "passRate": 0.5,
+            "composite": 4.0,
+        },
         {"name": "json", "variant": None, "samples": 1, "counted": 1, "passRate": 1.0, "composite": 5.0},
     ]
     assert [(r["name"], r["passRate"]) for r in tables["difficulty"]] == [("easy", 1.0), ("hard", 0.0)]
@@ -46,5 +55,8 @@ def test_variants_get_their_own_rows_in_the_order_given() -> None:
         _row("passed", 5.0, variant="new", capability=["qa"]),
         _row("failed", 2.0, variant="old", capability=["qa"]),
     ]
-    assert [(r["variant"], r["passRate"]) for r in coverage(rows)["capability"]] == [("new", 1.0), ("old", 0.0)]
+    assert [(r["variant"], r["passRate"]) for r in coverage(rows)["capability"]] == [
+        ("new", 1.0),
+        ("old", 0.0),
+    ]
     assert coverage([]) == {"capability": [], "difficulty": []}

@@ -72,4 +72,10 @@ def test_variant_summaries_mean_present_scores_only(prompts: Path) -> None:
     assert summaries[0]["means"]["composite"] == 3.67  # (5 + 2.33) / 2 = 3.665 → half-up
     assert summaries[0]["means"]["fact"] == 5.0
     assert summaries[0]["means"]["judge"] is None
-    assert summaries[1]["means"] == {"assertions": 4.0, "fact": 3.0, "behavior": None, "judge": None, "composite": 4.0}
+    assert summaries[1]["means"] == {
+        "assertions": 4.0,
+        "fact": 3.0,
+        "behavior": None,
+        "judge": None,
+        "composite": 4.0,
+    }

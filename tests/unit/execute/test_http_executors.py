@@ -234,7 +234,9 @@ def test_connections_are_kept_alive_for_every_call_in_flight(fake_llm: FakeLLM, 
     async def waves() -> None:
         try:
             for wave in range(3):
-                await asyncio.gather(*(executor.execute(ExecutionRequest(prompt=f"{wave}-{i}")) for i in range(in_flight)))
+                await asyncio.gather(
+                    *(executor.execute(ExecutionRequest(prompt=f"{wave}-{i}")) for i in range(in_flight))
+                )
                 peaks.append(fake_llm.peak_in_flight)
                 fake_llm.reset()  # the next waves run ungated
         finally:

@@ -17,6 +17,15 @@ def test_counts_and_eta() -> None:
     progress.sample_finished(failed=True)
     progress.add_cost(0.00004)
     snapshot = progress.snapshot()
-    assert (snapshot.total, snapshot.done, snapshot.in_flight, snapshot.retrying, snapshot.failed) == (4, 2, 1, 1, 1)
+    assert (snapshot.total, snapshot.done, snapshot.in_flight, snapshot.retrying, snapshot.failed) == (
+        4,
+        2,
+        1,
+        1,
+        1,
+    )
     assert snapshot.eta() == 10.0
-    assert render(snapshot, "$0.00004") == "omk: 2/4 samples · 1 in flight · 1 retrying · 1 failed · $0.00004 · 10s · ETA 10s"
+    assert (
+        render(snapshot, "$0.00004")
+        == "omk: 2/4 samples · 1 in flight · 1 retrying · 1 failed · $0.00004 · 10s · ETA 10s"
+    )

@@ -23,7 +23,10 @@ CALL = {"tool": "Bash", "input": {"command": "ls"}, "output": "a", "success": Tr
     [
         ({"output": "x", "toolCalls": [{"tool": "Bash", "input": {}}]}, "success must be a boolean"),
         ({"output": "x", "toolCalls": [{**CALL, "status": "failure"}]}, "contradicts success"),
-        ({"output": "x", "turns": [{"role": "assistant", "content": "", "toolCalls": [{"tool": " "}]}]}, "tool must be"),
+        (
+            {"output": "x", "turns": [{"role": "assistant", "content": "", "toolCalls": [{"tool": " "}]}]},
+            "tool must be",
+        ),
         ({"output": "x", "costUSD": -0.01}, '"costUSD" must be a non-negative'),
         ({"output": "x", "numTurns": 1.5}, '"numTurns" must be a non-negative whole number'),
         ({"output": "x", "cacheReadTokens": -1}, '"cacheReadTokens"'),
@@ -50,8 +53,15 @@ def test_a_blank_string_answer_is_an_execution_failure() -> None:
 
 def test_extra_token_and_turn_fields_are_read() -> None:
     result = parse_result(
-        {"output": "x", "numTurns": 2.0, "cacheReadTokens": 5, "cacheCreationTokens": 7, "fullNumTurns": 4,
-         "numSubAgents": 1, "toolCalls": [{**CALL, "status": "success"}]},
+        {
+            "output": "x",
+            "numTurns": 2.0,
+            "cacheReadTokens": 5,
+            "cacheCreationTokens": 7,
+            "fullNumTurns": 4,
+            "numSubAgents": 1,
+            "toolCalls": [{**CALL, "status": "success"}],
+        },
         source="cmd",
     )
     assert (result.numTurns, result.cacheReadTokens, result.cacheCreationTokens) == (2, 5, 7)
@@ -69,7 +79,7 @@ def _run(command: str, request: ExecutionRequest) -> ExecutionResult:
 
 
 def test_an_object_without_ok_or_output_is_plain_text(tmp_path: Path) -> None:
-    command = _script(tmp_path, 'print(\'{"answer": 1}\')\n')
+    command = _script(tmp_path, "print('{\"answer\": 1}')\n")
     assert _run(command, ExecutionRequest(prompt="p")).output == '{"answer": 1}'
 
 

@@ -30,7 +30,10 @@ def test_the_stand_in_keys_like_the_executor_and_cannot_call() -> None:
         ("https://api.openai.com/v1/chat/completions", "https://api.openai.com:443/v1/chat/completions"),
         ("https://API.openai.com:443/v1/chat/completions", "https://api.openai.com:443/v1/chat/completions"),
         ("http://user:secret@10.0.0.2:8000/v1", "http://10.0.0.2:8000/v1"),
-        ("https://x.azure.com/openai?api-version=2024&api-key=sk-123&sig=abc", "https://x.azure.com:443/openai?api-version=2024"),
+        (
+            "https://x.azure.com/openai?api-version=2024&api-key=sk-123&sig=abc",
+            "https://x.azure.com:443/openai?api-version=2024",
+        ),
         ("http://[::1]:11434/v1", "http://[::1]:11434/v1"),
     ],
 )

@@ -26,7 +26,9 @@ def running(argv: bytes) -> list[int]:
     found = []
     for proc in Path("/proc").glob("[0-9]*"):
         try:
-            if (proc / "cmdline").read_bytes() == argv and (proc / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
+            if (proc / "cmdline").read_bytes() == argv and (proc / "stat").read_text().rsplit(")", 1)[
+                1
+            ].split()[0] != "Z":
                 found.append(int(proc.name))
         except OSError:
             continue

@@ -94,7 +94,12 @@ def test_tool_calls_are_read_only_from_tool_calls_never_from_turns() -> None:
 
 @pytest.mark.parametrize(
     ("runtime", "declared"),
-    [("exec_command", "Bash"), ("shell", "Bash"), ("apply_patch", "Edit"), ("mcp__docs__fetch_doc", "docs.fetch_doc")],
+    [
+        ("exec_command", "Bash"),
+        ("shell", "Bash"),
+        ("apply_patch", "Edit"),
+        ("mcp__docs__fetch_doc", "docs.fetch_doc"),
+    ],
 )
 def test_every_executors_trace_is_normalized_before_matching(runtime: str, declared: str) -> None:
     # A command or HTTP executor's trace carries the runtime's names; assertions use canonical ones.

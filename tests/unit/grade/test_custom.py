@@ -114,7 +114,9 @@ def test_python_check_problems_are_error_readings_that_not_never_inverts(
 
 def test_python_check_timeout(tmp_path: Path) -> None:
     fn = write(
-        tmp_path, "slow.py", "import time\ndef check(output, context):\n    time.sleep(120)\n    return True\n"
+        tmp_path,
+        "slow.py",
+        "import time\ndef check(output, context):\n    time.sleep(120)\n    return True\n",
     )
     started = time.monotonic()
     reading = run(tmp_path, fn, timeout=0.3, negate=True)

@@ -52,13 +52,20 @@ def test_tally_and_pass_rate() -> None:
 
 
 def test_check_passes_at_or_above_the_minimum() -> None:
-    verdict = check_verdict(["pass", "pass", "pass", "pass", "fail"], ["ok"] * 4 + ["no 'x' in output"], strict=False, min_pass_rate=0.8)
+    verdict = check_verdict(
+        ["pass", "pass", "pass", "pass", "fail"],
+        ["ok"] * 4 + ["no 'x' in output"],
+        strict=False,
+        min_pass_rate=0.8,
+    )
     assert verdict.status == "pass"
     assert verdict.message == "passed 4/5 runs"
 
 
 def test_check_fails_below_the_minimum_quoting_the_first_failed_run() -> None:
-    verdict = check_verdict(["pass", "fail", "fail"], ["ok", "first reason", "second"], strict=False, min_pass_rate=1.0)
+    verdict = check_verdict(
+        ["pass", "fail", "fail"], ["ok", "first reason", "second"], strict=False, min_pass_rate=1.0
+    )
     assert verdict.status == "fail"
     assert verdict.message == "passed 1/3 runs, below --omk-min-pass-rate 1; run 1: first reason"
 
@@ -70,7 +77,9 @@ def test_missing_runs_are_left_out_unless_strict() -> None:
     strict = check_verdict(statuses, messages, strict=True, min_pass_rate=1.0)
     assert strict.status == "fail"
     assert strict.message.endswith("run 1: missing evidence (--omk-strict): no cost reported")
-    all_missing = check_verdict(["missing", "missing"], ["no judge", "no judge"], strict=False, min_pass_rate=1.0)
+    all_missing = check_verdict(
+        ["missing", "missing"], ["no judge", "no judge"], strict=False, min_pass_rate=1.0
+    )
     assert (all_missing.status, all_missing.message) == ("missing", "no judge")
 
 

@@ -83,7 +83,12 @@ def test_ratio_to_score() -> None:
 
 
 def check_deterministic(
-    assertions: list[Any], output: str, tool_calls: list[Any], passed: list[bool], judge: float, expected: Scores
+    assertions: list[Any],
+    output: str,
+    tool_calls: list[Any],
+    passed: list[bool],
+    judge: float,
+    expected: Scores,
 ) -> None:
     sample = make_sample(*assertions)
     parsed = sample.assertions or []
@@ -93,7 +98,12 @@ def check_deterministic(
 
 
 def check_judged(
-    assertions: list[Any], output: str, context: str, judge_scores: list[int], passed: list[bool], expected: Scores
+    assertions: list[Any],
+    output: str,
+    context: str,
+    judge_scores: list[int],
+    passed: list[bool],
+    expected: Scores,
 ) -> None:
     sample = make_sample(*assertions, context=context)
     parsed = sample.assertions or []
@@ -108,7 +118,9 @@ def check_judged(
 
 def check_repeats(scores: list[int], mean: float) -> None:
     # A score of 0 marks a failed judge call: missing evidence, not a zero.
-    readings = [Reading.passed(score=s) if s else Reading.missing("judge failed", "judge-reply") for s in scores]
+    readings = [
+        Reading.passed(score=s) if s else Reading.missing("judge failed", "judge-reply") for s in scores
+    ]
     assert mean_score(readings) == mean
     assert mean_score([Reading.missing("x", "judge-reply")]) is None
 
@@ -121,7 +133,9 @@ def check_ensemble(members: list[list[int]], member_means: list[float], mean: fl
 
 def test_worked_vector() -> None:
     v = VECTORS["worked"]
-    check_deterministic(v["assertions"], v["output"], v["toolCalls"], v["passed"], v["judge"], Scores(**v["scores"]))
+    check_deterministic(
+        v["assertions"], v["output"], v["toolCalls"], v["passed"], v["judge"], Scores(**v["scores"])
+    )
 
 
 def test_worked_vector_without_a_trace() -> None:
@@ -135,7 +149,14 @@ def test_worked_vector_without_a_trace() -> None:
 
 def test_judge_scored_assertions_vector() -> None:
     v = VECTORS["judged"]
-    check_judged(v["assertions"], v["output"], v["context"], v["judge_scores"], v["passed"], Scores(**v["scores"], judge=None))
+    check_judged(
+        v["assertions"],
+        v["output"],
+        v["context"],
+        v["judge_scores"],
+        v["passed"],
+        Scores(**v["scores"], judge=None),
+    )
 
 
 def test_judge_repeats_average_observed_readings_only() -> None:
@@ -159,18 +180,25 @@ def test_upstream_vectors(equivalence: dict[str, Any]) -> None:
         composite=v["expectedLayered"]["compositeScore"],
     )
     passed = [d["passed"] for d in v["expected"]["details"]]
-    check_deterministic(v["assertions"], v["output"], v["context"]["toolCalls"], passed, layered["judgeScore"], expected)
+    check_deterministic(
+        v["assertions"], v["output"], v["context"]["toolCalls"], passed, layered["judgeScore"], expected
+    )
     f = equivalence["fixedResponseAssertions"]
     score = f["expected"]["score"]
     check_judged(
-        f["assertions"], f["output"], f["sample"]["context"], f["replayScores"],
+        f["assertions"],
+        f["output"],
+        f["sample"]["context"],
+        f["replayScores"],
         [d["passed"] for d in f["expected"]["details"]],
         Scores(assertions=score, fact=score, behavior=None, judge=None, composite=score),
     )
     check_repeats(equivalence["judgeRepeat"]["replayScores"], equivalence["judgeRepeat"]["expected"]["score"])
     e = equivalence["judgeEnsemble"]
     check_ensemble(
-        [m["replayScores"] for m in e["members"]], [m["score"] for m in e["expected"]["ensemble"]], e["expected"]["score"]
+        [m["replayScores"] for m in e["members"]],
+        [m["score"] for m in e["expected"]["ensemble"]],
+        e["expected"]["score"],
     )
 
 

@@ -30,8 +30,17 @@ SAMPLE = Sample.model_validate(
 
 
 def run(output: str, score: int | None = 5) -> SampleRun:
-    rubric = {} if score is None else {"accuracy": Reading(status="pass" if score >= 3 else "fail", message="r", score=score)}
-    return SampleRun(ExecutionResult(output=output), JudgeOutcome(rubric=rubric), ResolvedText("p", None), ExecutionRequest("p"))
+    rubric = (
+        {}
+        if score is None
+        else {"accuracy": Reading(status="pass" if score >= 3 else "fail", message="r", score=score)}
+    )
+    return SampleRun(
+        ExecutionResult(output=output),
+        JudgeOutcome(rubric=rubric),
+        ResolvedText("p", None),
+        ExecutionRequest("p"),
+    )
 
 
 def test_one_passing_run() -> None:

@@ -17,16 +17,22 @@ from pytest_omk.report.terminal import summarize
         (0.0000125, 6, 0.000013, 0.000013),
     ],
 )
-def test_to_fixed_is_half_up_on_the_binary_value(value: float, digits: int, expected: float, python_round: float) -> None:
+def test_to_fixed_is_half_up_on_the_binary_value(
+    value: float, digits: int, expected: float, python_round: float
+) -> None:
     assert to_fixed(value, digits) == expected
     assert round(value, digits) == python_round
 
 
 def test_the_run_totals_use_the_javascript_rounding() -> None:
     row = {
-        "outcome": "passed", "rubric": {}, "assertions": [], "modelCalls": {"live": 1, "replayed": 0},
+        "outcome": "passed",
+        "rubric": {},
+        "assertions": [],
+        "modelCalls": {"live": 1, "replayed": 0},
         "scores": {"assertions": 0.125, "fact": None, "behavior": None, "judge": None, "composite": 2.5},
-        "execution": {"costUSD": 0.5e-6 + 2**-30}, "repeats": None,
+        "execution": {"costUSD": 0.5e-6 + 2**-30},
+        "repeats": None,
     }
     totals = summarize([row])
     assert totals["means"]["assertions"] == 0.13

@@ -197,7 +197,9 @@ class TestRepeat:
     def test_an_unusable_dimension_is_re_asked_once_then_errors(self, tmp_path: Path) -> None:
         fake = ScriptedJudge({"Clear": ["nope", "still nope"]}, default=verdict(5))
         judge = LLMJudge(model_calls(), fake, model=None, threshold=3)
-        with pytest.raises(JudgeError, match="could not score rubric dimension 'dim1': judge reply is not JSON"):
+        with pytest.raises(
+            JudgeError, match="could not score rubric dimension 'dim1': judge reply is not JSON"
+        ):
             run(judge, make_plan(tmp_path, rubric=rubric("Fine", "Clear")))
         # Two planned calls, one re-ask of the broken dimension (as another replicate).
         assert [r.repeat for r in fake.requests] == [0, 0, 1]
@@ -251,7 +253,9 @@ class TestAssertions:
         assert outcome.assertions[2] == Reading.passed("judge score 5 (threshold 3): grounded", score=5)
         # `not` is the grader's business: the judge reports the raw reading.
         assert outcome.assertions[3].status == "pass"
-        assert outcome.assertions[4] == Reading.missing("context_recall: judge reply is not JSON", "judge-reply")
+        assert outcome.assertions[4] == Reading.missing(
+            "context_recall: judge reply is not JSON", "judge-reply"
+        )
         assert outcome.calls == 4
 
     def test_inputs(self, tmp_path: Path) -> None:
@@ -353,7 +357,9 @@ def _two_recorded_and_one_new(tmp_path: Path) -> tuple[Path, SamplePlan, Scripte
     (the same two replay: a judge never sees weights); the fake answers only the new one."""
     recordings = tmp_path / "rec"
     recorded = make_plan(tmp_path, rubric=rubric("Correct", "Brief"))
-    run(LLMJudge(model_calls(recordings, "new_episodes"), ScriptedJudge({}), model="j", threshold=3), recorded)
+    run(
+        LLMJudge(model_calls(recordings, "new_episodes"), ScriptedJudge({}), model="j", threshold=3), recorded
+    )
     weighted = {name: {**dimension, "weight": 0.25} for name, dimension in rubric("Correct", "Brief").items()}
     plan = make_plan(tmp_path, rubric={**weighted, "dim9": {"criterion": "New", "weight": 0.5}})
     return recordings, plan, ScriptedJudge({"New": verdict(5, "new")})
@@ -374,7 +380,9 @@ def test_recorded_answers_are_read_without_a_task_each(tmp_path: Path) -> None:
         judge = LLMJudge(model_calls(recordings, "new_episodes"), fake, model="j", threshold=3)
         loop.set_task_factory(counted)
         try:
-            return await judge.judge(plan, ResolvedText(plan.sample.prompt, None), ExecutionResult(output="Paris"))
+            return await judge.judge(
+                plan, ResolvedText(plan.sample.prompt, None), ExecutionResult(output="Paris")
+            )
         finally:
             loop.set_task_factory(None)
 
@@ -384,11 +392,15 @@ def test_recorded_answers_are_read_without_a_task_each(tmp_path: Path) -> None:
     assert ["New" in request.prompt for request in fake.requests] == [True]
     assert (outcome.calls, outcome.replayed) == (3, 2)
     assert [(name, reading.score) for name, reading in outcome.rubric.items()] == [
-        ("dim0", 3.0), ("dim1", 3.0), ("dim9", 5.0)
+        ("dim0", 3.0),
+        ("dim1", 3.0),
+        ("dim9", 5.0),
     ]
 
 
-def test_a_judge_call_without_a_recording_is_looked_up_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_judge_call_without_a_recording_is_looked_up_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The judge asks for recorded answers first; the calls it then makes are not looked up again."""
     recordings, plan, fake = _two_recorded_and_one_new(tmp_path)
     calls = model_calls(recordings, "new_episodes")

@@ -240,10 +240,17 @@ def test_odd_yaml_keys_and_tags_are_errors(tmp_path: Path, text: str, reason: st
     ("raw", "yaml_format", "shown"),
     [
         # An unclosed quote opened at line 4, column 13 is reported there, not where the parser gave up.
-        (b'schemaVersion: x\nsamples:\n  - sample_id: a\n    prompt: "unclosed\n  - sample_id: b\n    prompt: x\n', True,
-         "f.yaml (line 4, column 13): invalid YAML: found unexpected end of stream (while scanning a quoted scalar "
-         "that starts here; noticed at line 7, column 1)"),
-        (b"a: b: c\n", True, "f.yaml (line 1, column 5): invalid YAML: mapping values are not allowed in this context"),
+        (
+            b'schemaVersion: x\nsamples:\n  - sample_id: a\n    prompt: "unclosed\n  - sample_id: b\n    prompt: x\n',
+            True,
+            "f.yaml (line 4, column 13): invalid YAML: found unexpected end of stream (while scanning a quoted scalar "
+            "that starts here; noticed at line 7, column 1)",
+        ),
+        (
+            b"a: b: c\n",
+            True,
+            "f.yaml (line 1, column 5): invalid YAML: mapping values are not allowed in this context",
+        ),
         (b'{"a": 1,\n  "b": }', False, "f.yaml (line 2, column 8): invalid JSON: Expecting value"),
     ],
 )
@@ -281,7 +288,11 @@ def test_explicitly_tagged_scalar_in_its_form_is_typed() -> None:
 
     text = 'a: !!int "0x1F"\nb: !!float 1\nc: !!bool "False"\nd: !!null ""\ne: !!str 10\n'
     assert parse_text(text.encode(), path="f.yaml", yaml_format=True) == {
-        "a": 31, "b": 1.0, "c": False, "d": None, "e": "10"
+        "a": 31,
+        "b": 1.0,
+        "c": False,
+        "d": None,
+        "e": "10",
     }
 
 

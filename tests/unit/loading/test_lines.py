@@ -19,8 +19,24 @@ def test_yaml_lines_plain_and_quoted() -> None:
 
 def test_every_id_of_a_dumped_file_is_found_on_its_line() -> None:
     # Plain ids (read as written) and ids that JSON escapes (read through the JSON decoder).
-    ids = ["case-1", 'say "hi"', "tab\tin", "back\\slash", "naïve", "emoji-\U0001f600", "sample_id: trap", "x" * 80]
-    text = json.dumps({"samples": [{"sample_id": sid, "prompt": f"p{i}"} for i, sid in enumerate(ids)]}, indent=2)
-    expected = {sid: n for sid in ids for n, line in enumerate(text.splitlines()) if line.strip().startswith(f'"sample_id": {json.dumps(sid)}')}
+    ids = [
+        "case-1",
+        'say "hi"',
+        "tab\tin",
+        "back\\slash",
+        "naïve",
+        "emoji-\U0001f600",
+        "sample_id: trap",
+        "x" * 80,
+    ]
+    text = json.dumps(
+        {"samples": [{"sample_id": sid, "prompt": f"p{i}"} for i, sid in enumerate(ids)]}, indent=2
+    )
+    expected = {
+        sid: n
+        for sid in ids
+        for n, line in enumerate(text.splitlines())
+        if line.strip().startswith(f'"sample_id": {json.dumps(sid)}')
+    }
     assert len(expected) == len(ids)
     assert sample_lines(text) == expected

@@ -112,7 +112,9 @@ def assert_rejected_as_legacy(path: Path, name: str) -> None:
     assert error.message.startswith(name)
     assert "schemaVersion" in error.reason, error.message
     text = path.read_text(encoding="utf-8")
-    first_line = next(line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#"))
+    first_line = next(
+        line for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")
+    )
     if first_line.lstrip().startswith(("[", "-")):
         assert error.where == "$", error.message
         assert error.reason.startswith("legacy top-level array is not supported"), error.message

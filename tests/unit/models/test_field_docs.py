@@ -39,7 +39,10 @@ def test_docstrings_under_fields_are_read_with_the_bases() -> None:
         "leaves": "The leaves, in order.",
         "extra": "One more (its docstring, and the inherited ones, both count).",
     }
-    assert attribute_docstrings(Leaf)["value"] == "How much.\n\nIndented continuation lines are cleaned as ``inspect.cleandoc`` does."
+    assert (
+        attribute_docstrings(Leaf)["value"]
+        == "How much.\n\nIndented continuation lines are cleaned as ``inspect.cleandoc`` does."
+    )
 
 
 def test_descriptions_reach_nested_schemas_leaves_first() -> None:

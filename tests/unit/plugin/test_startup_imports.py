@@ -22,8 +22,14 @@ from tests.support import sample, write_sample_set
 
 LATE = ("pytest_omk.report.html", "pytest_omk.report.markdown")
 HEAVY = (
-    "pydantic", "yaml", "asyncio", "httpx", "py_mini_racer",
-    "pytest_omk.models.sample", "pytest_omk.execute.calls", "pytest_omk.run.loop",
+    "pydantic",
+    "yaml",
+    "asyncio",
+    "httpx",
+    "py_mini_racer",
+    "pytest_omk.models.sample",
+    "pytest_omk.execute.calls",
+    "pytest_omk.run.loop",
 )
 """Imported only once a sample file is collected (the models, the call path, the loop thread)."""
 
@@ -59,7 +65,9 @@ def _run_loaded(pytester: pytest.Pytester, *args: str, passed: int = 1) -> set[s
 
 
 @pytest.mark.parametrize("options", [(), ("--omk-executor", "openai", "--omk-judge", "openai")])
-def test_a_run_without_sample_files_pays_for_none_of_it(pytester: pytest.Pytester, options: tuple[str, ...]) -> None:
+def test_a_run_without_sample_files_pays_for_none_of_it(
+    pytester: pytest.Pytester, options: tuple[str, ...]
+) -> None:
     # An executor set for the whole project (ini or command line) does not start the call path
     # in the project's plain test runs either. Other installed plugins may import some of these
     # modules themselves: the run without this plugin is the baseline.
@@ -74,7 +82,12 @@ def test_a_run_with_a_sample_file_starts_the_call_path_while_it_collects(pyteste
     pytester.makeconftest(CONFTEST)
     write_sample_set(pytester, sample("s1", "hi", assertions=[{"type": "contains", "value": "hi"}]))
     loaded = _run_loaded(pytester, "--omk-executor", "echo", "--omk-judge", "none", "--omk-record-mode=off")
-    assert loaded >= {"pydantic", "pytest_omk.models.sample", "pytest_omk.execute.calls", "pytest_omk.run.loop"}
+    assert loaded >= {
+        "pydantic",
+        "pytest_omk.models.sample",
+        "pytest_omk.execute.calls",
+        "pytest_omk.run.loop",
+    }
 
 
 def test_the_builtin_names_are_the_factorys() -> None:
@@ -104,16 +117,28 @@ def pytest_unconfigure(config):
 """
 
 
-@pytest.mark.parametrize(("name", "expected"), [("eval-samples.json", set()), ("eval-samples.yaml", {"yaml"})])
+@pytest.mark.parametrize(
+    ("name", "expected"), [("eval-samples.json", set()), ("eval-samples.yaml", {"yaml"})]
+)
 def test_a_run_imports_the_yaml_reader_only_for_yaml_files_and_no_html_parser(
     pytester: pytest.Pytester, name: str, expected: set[str]
 ) -> None:
     # Each is tens of milliseconds before the first model call; neither is needed to read JSON or
     # to run samples without URLs. The YAML case shows that the conftest sees the imports.
     pytester.makeconftest(READERS_CONFTEST)
-    write_sample_set(pytester, sample("s1", "hi", assertions=[{"type": "contains", "value": "hi"}]), name=name)
-    loaded = _run_loaded(pytester, "-p", "no:hypothesispytest", "--omk-executor", "echo", "--omk-judge", "none",
-                         "--omk-record-mode=off")
+    write_sample_set(
+        pytester, sample("s1", "hi", assertions=[{"type": "contains", "value": "hi"}]), name=name
+    )
+    loaded = _run_loaded(
+        pytester,
+        "-p",
+        "no:hypothesispytest",
+        "--omk-executor",
+        "echo",
+        "--omk-judge",
+        "none",
+        "--omk-record-mode=off",
+    )
     assert loaded == expected
 
 
@@ -146,7 +171,9 @@ def test_model_classes_hold_evaluated_annotations() -> None:
             if isinstance(value, type) and issubclass(value, BaseModel) and value.__module__ == name:
                 classes += 1
                 own = inspect.get_annotations(value)
-                assert [field for field, hint in own.items() if isinstance(hint, str)] == [], value.__qualname__
+                assert [field for field, hint in own.items() if isinstance(hint, str)] == [], (
+                    value.__qualname__
+                )
     assert classes > 50
 
 

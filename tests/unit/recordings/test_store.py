@@ -58,12 +58,22 @@ def rich_result(output: str = "Hello, Ada!") -> ExecutionResult:
             "stopReason": "end_turn",
             "toolCalls": [
                 {"tool": "Bash", "input": {"command": "ls -la"}, "output": "a\nb", "success": True},
-                {"tool": "Read", "input": {"path": "x.md"}, "output": None, "success": False, "status": "failure"},
+                {
+                    "tool": "Read",
+                    "input": {"path": "x.md"},
+                    "output": None,
+                    "success": False,
+                    "status": "failure",
+                },
             ],
             "turns": [
                 {"role": "user", "content": "Say hello"},
-                {"role": "assistant", "content": "Hello", "durationMs": 10.5,
-                 "toolCalls": [{"tool": "Bash", "input": {"command": "ls"}}]},
+                {
+                    "role": "assistant",
+                    "content": "Hello",
+                    "durationMs": 10.5,
+                    "toolCalls": [{"tool": "Bash", "input": {"command": "ls"}}],
+                },
             ],
             "mockStats": {"hits": 2, "misses": 1, "perMock": {"Bash:ls": 2}},
             "retries": 1,
@@ -86,8 +96,12 @@ class Live:
         return self.result
 
 
-def call(store: RecordingStore, req: ExecutionRequest, live: Callable[[], Awaitable[ExecutionResult]],
-         executor: str = "openai") -> ExecutionResult:
+def call(
+    store: RecordingStore,
+    req: ExecutionRequest,
+    live: Callable[[], Awaitable[ExecutionResult]],
+    executor: str = "openai",
+) -> ExecutionResult:
     return asyncio.run(store.call(executor, req, live))
 
 
@@ -109,7 +123,9 @@ def warnings_seen() -> list[str]:
     return []
 
 
-def store(rec_dir: Path, mode: Any = "new_episodes", warn: list[str] | None = None, **kw: Any) -> RecordingStore:
+def store(
+    rec_dir: Path, mode: Any = "new_episodes", warn: list[str] | None = None, **kw: Any
+) -> RecordingStore:
     return RecordingStore(rec_dir, mode, warn=None if warn is None else warn.append, **kw)
 
 
@@ -166,7 +182,9 @@ def test_all_mode_leaves_an_identical_recording_untouched(rec_dir: Path) -> None
 
 
 @pytest.mark.parametrize(("directory", "mode"), [("dir", "off"), (None, "new_episodes"), (None, "none")])
-def test_a_disabled_store_calls_live_and_writes_nothing(tmp_path: Path, directory: str | None, mode: Any) -> None:
+def test_a_disabled_store_calls_live_and_writes_nothing(
+    tmp_path: Path, directory: str | None, mode: Any
+) -> None:
     target = tmp_path / "dir"
     recordings = RecordingStore(target if directory else None, mode)
     live = Live()
@@ -296,7 +314,17 @@ def test_judge_calls_are_stored_under_their_own_kind(rec_dir: Path) -> None:
 
 @pytest.mark.parametrize(
     "sample_id",
-    ["../../etc/passwd", "", "   ", ".hidden", "CON", "a/b\\c:d*?<>|\"", "Ünïcödé 日本語 ✓", "x" * 500, "\x00\n\t"],
+    [
+        "../../etc/passwd",
+        "",
+        "   ",
+        ".hidden",
+        "CON",
+        'a/b\\c:d*?<>|"',
+        "Ünïcödé 日本語 ✓",
+        "x" * 500,
+        "\x00\n\t",
+    ],
 )
 def test_any_sample_id_gives_a_safe_file_name_inside_the_directory(rec_dir: Path, sample_id: str) -> None:
     req = request(sample_id=sample_id)
@@ -399,12 +427,17 @@ def test_a_miss_is_explained_from_the_samples_own_recordings_first(rec_dir: Path
     assert "(sample 'a')" in str(own.value) and "model: 'm2' (this run) vs 'm1' (recorded)" in str(own.value)
     with pytest.raises(ReplayMissError) as renamed:
         call(store(rec_dir, "none"), request(sample_id="c", prompt="second", model="m2", system="s1"), Live())
-    assert "(sample 'b')" in str(renamed.value) and "system: 's1' (this run) vs 's2' (recorded)" in str(renamed.value)
+    assert "(sample 'b')" in str(renamed.value) and "system: 's1' (this run) vs 's2' (recorded)" in str(
+        renamed.value
+    )
 
 
 def test_a_miss_without_recordings_for_the_executor_says_so(rec_dir: Path) -> None:
     call(store(rec_dir), request(), Live(), executor="openai")
-    with pytest.raises(ReplayMissError, match=r"No recording exists for executor 'anthropic' \(recordings exist for 'openai'\)"):
+    with pytest.raises(
+        ReplayMissError,
+        match=r"No recording exists for executor 'anthropic' \(recordings exist for 'openai'\)",
+    ):
         call(store(rec_dir, "none"), request(), Live(), executor="anthropic")
 
 
@@ -466,7 +499,9 @@ def test_a_corrupt_recording_is_an_error_naming_the_file_in_none_mode(rec_dir: P
     assert str(path) in str(info.value)
 
 
-def test_a_corrupt_recording_is_overwritten_with_a_warning_in_all_mode(rec_dir: Path, warnings_seen: list[str]) -> None:
+def test_a_corrupt_recording_is_overwritten_with_a_warning_in_all_mode(
+    rec_dir: Path, warnings_seen: list[str]
+) -> None:
     call(store(rec_dir), request(), Live())
     [path] = recording_files(rec_dir)
     corrupt(path, "truncated")
@@ -510,10 +545,22 @@ def test_secrets_never_reach_any_file_byte(rec_dir: Path, monkeypatch: pytest.Mo
     monkeypatch.setenv("OMK_TEST_API_KEY", SENTINEL)
     monkeypatch.setenv("SHORT_TOKEN", "abc")  # too short to be treated as a secret
     given = "given-secret-value-42"
-    req = request(prompt=f"Use the key {SENTINEL} and {given}.", sample_id=f"id-{SENTINEL}",
-                  system="abc is fine", mocks=[{"tool": "Http", "headers": {"Authorization": f"Bearer {SENTINEL}"}}])
-    result = rich_result(f"Your key is {SENTINEL}").model_copy(update={"toolCalls": [ToolCall(
-        tool="Http", input={"headers": {"X-Api-Key": SENTINEL, "Cookie": "session=1", "Accept": "text/plain"}})]})
+    req = request(
+        prompt=f"Use the key {SENTINEL} and {given}.",
+        sample_id=f"id-{SENTINEL}",
+        system="abc is fine",
+        mocks=[{"tool": "Http", "headers": {"Authorization": f"Bearer {SENTINEL}"}}],
+    )
+    result = rich_result(f"Your key is {SENTINEL}").model_copy(
+        update={
+            "toolCalls": [
+                ToolCall(
+                    tool="Http",
+                    input={"headers": {"X-Api-Key": SENTINEL, "Cookie": "session=1", "Accept": "text/plain"}},
+                )
+            ]
+        }
+    )
     recordings = store(rec_dir, secrets=[given])
     call(recordings, req, Live(result))
 
@@ -534,18 +581,24 @@ def test_secrets_never_reach_any_file_byte(rec_dir: Path, monkeypatch: pytest.Mo
     assert call(store(rec_dir, "none", secrets=[given]), req, Live()).replayed
     # And a miss message does not echo the secret either.
     with pytest.raises(ReplayMissError) as info:
-        call(store(rec_dir, "none", secrets=[given]), request(prompt=f"{SENTINEL}", sample_id=SENTINEL), Live())
+        call(
+            store(rec_dir, "none", secrets=[given]), request(prompt=f"{SENTINEL}", sample_id=SENTINEL), Live()
+        )
     assert SENTINEL not in str(info.value)
 
 
-def test_a_labels_file_name_is_made_once_for_all_its_calls(rec_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_labels_file_name_is_made_once_for_all_its_calls(
+    rec_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # A sample's executor call, judge calls and repeats share its label (the sample id): its slug
     # (Unicode normalisation and scrubbing) is made once, and every recording still carries it.
     from pytest_omk.recordings import naming
 
     slugs: list[str] = []
     real = naming.slugify
-    monkeypatch.setattr(naming, "slugify", lambda label, secrets=(): slugs.append(label) or real(label, secrets))
+    monkeypatch.setattr(
+        naming, "slugify", lambda label, secrets=(): slugs.append(label) or real(label, secrets)
+    )
     recordings = store(rec_dir)
     for prompt in ("one", "two", "three"):
         call(recordings, request(prompt=prompt, sample_id="Grüße an Ada"), Live())
@@ -629,14 +682,17 @@ def identity_in_shard(shard: str) -> dict[str, Any]:
     return next(
         identity
         for n in range(100_000)
-        if recording_key("execute", identity := {"executor": "x", "request": {"i": f"probe-{n}"}})[:2] == shard
+        if recording_key("execute", identity := {"executor": "x", "request": {"i": f"probe-{n}"}})[:2]
+        == shard
     )
 
 
 def test_a_killed_writer_leaves_only_complete_files(rec_dir: Path) -> None:
     process = subprocess.Popen(
         [sys.executable, "-c", KILLED_WRITER, str(rec_dir)],
-        stdout=subprocess.PIPE, text=True, cwd=REPO,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
     )
     assert process.stdout is not None
     written = -1

@@ -34,7 +34,9 @@ class _RacingEnviron(dict[str, str]):
         raise KeyError("PYTEST_CURRENT_TEST")
 
 
-def test_recording_calls_never_iterates_the_live_environment(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_recording_calls_never_iterates_the_live_environment(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-from-the-environment")
     store = RecordingStore(tmp_path / "rec", "new_episodes")  # the snapshot is taken here, once
     monkeypatch.setattr(os, "environ", _RacingEnviron(os.environ))

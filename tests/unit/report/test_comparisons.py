@@ -25,8 +25,14 @@ def test_variant_lines() -> None:
         {"name": "b", "samples": 6, "outcomes": {"passed": 6}, "means": {**_MEANS, "composite": 4.5}},
     ]
     comparisons = [
-        {"variant": "b", "reference": "a", "pairs": 6, "meanDifference": 0.5,
-         "interval": {"low": 0.1, "high": 0.9, "confidence": 0.95}, "verdict": "better"},
+        {
+            "variant": "b",
+            "reference": "a",
+            "pairs": 6,
+            "meanDifference": 0.5,
+            "interval": {"low": 0.1, "high": 0.9, "confidence": 0.95},
+            "verdict": "better",
+        },
     ]
     lines = variant_lines(variants, comparisons)
     assert lines[0] == "variants (mean over samples):"
@@ -40,12 +46,32 @@ def test_variant_lines() -> None:
 
 def test_baseline_lines() -> None:
     section: dict[str, Any] = {
-        "path": "base.json", "matched": 2, "new": 1, "notRun": 0,
-        "layers": [{"variant": None, "layers": {
-            "composite": {"delta": -0.5}, "fact": {"delta": -1.0}, "behavior": {"delta": None},
-            "judge": {"delta": 0.0}, "assertions": {"delta": -1.0}}}],
-        "changed": [{"nodeid": "e.json::s", "outcome": "failed", "baselineOutcome": "passed",
-                     "baselineScores": {"composite": 5.0}, "scores": {"composite": 4.0}, "deltas": {"composite": -1.0}}],
+        "path": "base.json",
+        "matched": 2,
+        "new": 1,
+        "notRun": 0,
+        "layers": [
+            {
+                "variant": None,
+                "layers": {
+                    "composite": {"delta": -0.5},
+                    "fact": {"delta": -1.0},
+                    "behavior": {"delta": None},
+                    "judge": {"delta": 0.0},
+                    "assertions": {"delta": -1.0},
+                },
+            }
+        ],
+        "changed": [
+            {
+                "nodeid": "e.json::s",
+                "outcome": "failed",
+                "baselineOutcome": "passed",
+                "baselineScores": {"composite": 5.0},
+                "scores": {"composite": 4.0},
+                "deltas": {"composite": -1.0},
+            }
+        ],
     }
     lines = baseline_lines(section, "omk: regression ...")
     assert lines == [
@@ -58,7 +84,10 @@ def test_baseline_lines() -> None:
 
 
 def test_coverage_lines_and_blocks() -> None:
-    section = {"capability": [{"name": "qa", "variant": None, "samples": 2, "passRate": 0.5, "composite": 3.5}], "difficulty": []}
+    section = {
+        "capability": [{"name": "qa", "variant": None, "samples": 2, "passRate": 0.5, "composite": 3.5}],
+        "difficulty": [],
+    }
     assert coverage_lines(section) == [
         "coverage by capability:",
         "  capability  samples  pass rate  composite",

@@ -22,13 +22,26 @@ def row(nodeid: str, cost: float) -> dict[str, Any]:
     }
 
 
-ROWS = [row("evals/customer-support/refunds/eval-samples.yaml::refund-after-45-days", 0.00004), row("e.yaml::b", 0.5)]
+ROWS = [
+    row("evals/customer-support/refunds/eval-samples.yaml::refund-after-45-days", 0.00004),
+    row("e.yaml::b", 0.5),
+]
 
 
 def test_the_table_fits_80_columns_by_default() -> None:
     lines = render_summary(ROWS, verbose=True)
     assert max(len(line) for line in lines) <= 80
-    assert lines[0].split() == ["sample", "outcome", "comp", "fact", "behav", "judge", "cost", "time", "replay"]
+    assert lines[0].split() == [
+        "sample",
+        "outcome",
+        "comp",
+        "fact",
+        "behav",
+        "judge",
+        "cost",
+        "time",
+        "replay",
+    ]
     assert "-after-45-days" in lines[1] and "…" in lines[1]
     assert "$0.00004" in lines[1]
 
@@ -40,6 +53,8 @@ def test_a_wide_terminal_or_verbose_shows_everything(kwargs: dict[str, Any]) -> 
     assert lines[1].startswith("evals/customer-support/refunds/eval-samples.yaml::refund-after-45-days")
 
 
-@pytest.mark.parametrize(("value", "shown"), [(0.00004, "$0.00004"), (0.03, "$0.03"), (0.5, "$0.50"), (3.87e-05, "$0.000039")])
+@pytest.mark.parametrize(
+    ("value", "shown"), [(0.00004, "$0.00004"), (0.03, "$0.03"), (0.5, "$0.50"), (3.87e-05, "$0.000039")]
+)
 def test_costs_have_significant_digits(value: float, shown: str) -> None:
     assert money(value) == shown

@@ -27,17 +27,45 @@ def record(sample_id: str, **changes: Any) -> dict[str, Any]:
         "order": 0,
         "scores": {"assertions": 5.0, "fact": 5.0, "behavior": 5.0, "judge": 3.0, "composite": 4.33},
         "assertions": [
-            {"index": 0, "type": "contains", "layer": "fact", "weight": 1.0, "status": "pass", "message": "found 'x'"},
-            {"index": 1, "type": "semantic_similarity", "layer": "judge", "weight": 1.0, "status": "missing",
-             "message": "no judge", "cause": "no-judge"},
+            {
+                "index": 0,
+                "type": "contains",
+                "layer": "fact",
+                "weight": 1.0,
+                "status": "pass",
+                "message": "found 'x'",
+            },
+            {
+                "index": 1,
+                "type": "semantic_similarity",
+                "layer": "judge",
+                "weight": 1.0,
+                "status": "missing",
+                "message": "no judge",
+                "cause": "no-judge",
+            },
         ],
         "rubric": {
             "clarity": {"score": 3.0, "weight": 1.0, "reason": "clear enough", "status": "pass"},
-            "safety": {"score": None, "weight": 1.0, "reason": "reply had no score", "status": "missing",
-                       "cause": "judge-reply"},
+            "safety": {
+                "score": None,
+                "weight": 1.0,
+                "reason": "reply had no score",
+                "status": "missing",
+                "cause": "judge-reply",
+            },
         },
-        "execution": {"output": "An answer " * 50, "costUSD": 0.0012, "latencyMs": 12.5, "inputTokens": 3,
-                      "outputTokens": 4, "numTurns": 1, "toolCalls": None, "replayed": True, "retries": 0},
+        "execution": {
+            "output": "An answer " * 50,
+            "costUSD": 0.0012,
+            "latencyMs": 12.5,
+            "inputTokens": 3,
+            "outputTokens": 4,
+            "numTurns": 1,
+            "toolCalls": None,
+            "replayed": True,
+            "retries": 0,
+        },
         "metadata": {"capability": ["triage"], "difficulty": "easy"},
         "modelCalls": {"live": 0, "replayed": 2},
         "urls": [{"url": "https://example.test/doc", "status": "ok"}],
@@ -74,14 +102,19 @@ def test_the_summary_view_drops_the_text_and_keeps_what_the_summary_reads() -> N
 def test_totals_terminal_lines_and_comparisons_are_the_same_from_the_views() -> None:
     rows = [
         record("a"),
-        record("b", outcome="failed", scores={"assertions": 1.0, "fact": 1.0, "behavior": None, "judge": None,
-                                             "composite": 1.0}),
+        record(
+            "b",
+            outcome="failed",
+            scores={"assertions": 1.0, "fact": 1.0, "behavior": None, "judge": None, "composite": 1.0},
+        ),
         record("a", variant="B", nodeid="eval-samples.json::a[B]", metadata={"capability": ["x"]}),
         record("c", outcome="error", execution=None, assertions=[], rubric={}, error="executor failed"),
     ]
     views = [KeptRecord.of(row).view for row in rows]
     assert summarize(views) == summarize(rows)
-    assert render_summary(views, verbose=True, width=120, wide=True) == render_summary(rows, verbose=True, width=120, wide=True)
+    assert render_summary(views, verbose=True, width=120, wide=True) == render_summary(
+        rows, verbose=True, width=120, wide=True
+    )
     assert summarize(views)["judgeMissingReasons"]  # the missing readings' causes made it through
     options: dict[str, Any] = {"variants": [], "rootdir": Path(".")}
     assert analyze(views, **options) == analyze(rows, **options)

@@ -24,10 +24,14 @@ def _shard(path: Path, k: int, score: float) -> Path:
 
 def test_a_shard_sample_out_of_range_is_named(tmp_path: Path) -> None:
     good, bad = _shard(tmp_path / "a.json", 1, 5), _shard(tmp_path / "b.json", 2, 9)
-    with pytest.raises(ConfigError, match=r"b\.json: sample f\.yaml::s2 is not a pytest-omk record \(scores\.composite"):
+    with pytest.raises(
+        ConfigError, match=r"b\.json: sample f\.yaml::s2 is not a pytest-omk record \(scores\.composite"
+    ):
         merge_reports([good, bad], cwd=tmp_path)
 
 
 def test_valid_shards_merge(tmp_path: Path) -> None:
-    merged = merge_reports([_shard(tmp_path / "a.json", 1, 5), _shard(tmp_path / "b.json", 2, 4)], cwd=tmp_path)
+    merged = merge_reports(
+        [_shard(tmp_path / "a.json", 1, 5), _shard(tmp_path / "b.json", 2, 4)], cwd=tmp_path
+    )
     assert [s["sample_id"] for s in merged.document["samples"]] == ["s1", "s2"]

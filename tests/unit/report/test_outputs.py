@@ -17,7 +17,10 @@ def _document(rows: int) -> dict[str, Any]:
             {
                 "sample_id": f"case-{i:05d}",
                 "scores": {"assertions": 5.0, "fact": 5.0, "behavior": None, "judge": 4.25, "composite": 4.6},
-                "assertions": [{"index": k, "type": "contains", "status": "pass", "message": "ünïcode ok"} for k in range(5)],
+                "assertions": [
+                    {"index": k, "type": "contains", "status": "pass", "message": "ünïcode ok"}
+                    for k in range(5)
+                ],
                 "execution": {"output": "Verdict: fine. " * 20, "latencyMs": 12.5},
             }
             for i in range(rows)

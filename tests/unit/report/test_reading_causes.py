@@ -30,7 +30,11 @@ from tests.support.grading import ENGINE, make_sample, read
         ({"type": "turns_max", "value": 3}, {}, "no-telemetry"),
         ({"type": "cost_max", "value": 0.1}, {}, "no-telemetry"),
         ({"type": "semantic_similarity", "reference": "r"}, {}, "no-judge"),
-        ({"type": "assert-set", "children": [{"type": "tools_called", "values": ["Bash"]}]}, {}, "child-missing"),
+        (
+            {"type": "assert-set", "children": [{"type": "tools_called", "values": ["Bash"]}]},
+            {},
+            "child-missing",
+        ),
     ],
 )
 def test_graders_name_the_cause(assertion: dict[str, Any], fields: dict[str, Any], cause: str) -> None:
@@ -56,8 +60,12 @@ def test_unusable_judge_replies_are_judge_reply() -> None:
 
 
 def test_no_judge_rubric_and_repeats_keep_the_cause() -> None:
-    sample = Sample.model_validate({"sample_id": "s", "prompt": "p", "rubric": {"q": {"criterion": "c", "weight": 1}}})
-    run = SampleRun(ExecutionResult(output="o"), JudgeOutcome(), ResolvedText("p", None), ExecutionRequest("p"))
+    sample = Sample.model_validate(
+        {"sample_id": "s", "prompt": "p", "rubric": {"q": {"criterion": "c", "weight": 1}}}
+    )
+    run = SampleRun(
+        ExecutionResult(output="o"), JudgeOutcome(), ResolvedText("p", None), ExecutionRequest("p")
+    )
 
     class Rules:
         strict, min_composite, min_pass_rate = False, None, 1.0
@@ -68,15 +76,26 @@ def test_no_judge_rubric_and_repeats_keep_the_cause() -> None:
 
 def test_records_carry_the_cause_only_when_there_is_one() -> None:
     sample = make_sample({"type": "contains", "value": "a"}, {"type": "tools_called", "values": ["Bash"]})
-    entries = assertion_records(sample.assertions or [], [Reading.passed("ok"), Reading.missing("no trace", "no-trace")])
+    entries = assertion_records(
+        sample.assertions or [], [Reading.passed("ok"), Reading.missing("no trace", "no-trace")]
+    )
     assert "cause" not in entries[0] and entries[1]["cause"] == "no-trace"
-    rubric = Sample.model_validate({"sample_id": "s", "prompt": "p", "rubric": {"q": {"criterion": "c", "weight": 1}}})
+    rubric = Sample.model_validate(
+        {"sample_id": "s", "prompt": "p", "rubric": {"q": {"criterion": "c", "weight": 1}}}
+    )
     assert rubric_records(rubric, {"q": Reading.missing("x", "no-judge")})["q"]["cause"] == "no-judge"
 
 
 def test_the_schema_lists_the_causes() -> None:
     schema = build_report_schema()
-    entry = {"index": 0, "type": "contains", "layer": "fact", "weight": 1, "status": "missing", "message": "m"}
+    entry = {
+        "index": 0,
+        "type": "contains",
+        "layer": "fact",
+        "weight": 1,
+        "status": "missing",
+        "message": "m",
+    }
     validator = jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": "#/$defs/assertionEntry"})
     assert validator.is_valid({**entry, "cause": "no-trace"})
     assert not validator.is_valid({**entry, "cause": "no trace"})
@@ -84,15 +103,25 @@ def test_the_schema_lists_the_causes() -> None:
 
 def _row(rubric: dict[str, Any], assertions: list[dict[str, Any]]) -> dict[str, Any]:
     scores = dict.fromkeys(("assertions", "composite", "fact", "behavior", "judge"))
-    return {"scores": scores, "outcome": "passed", "modelCalls": {"live": 0, "replayed": 0}, "execution": None,
-            "rubric": rubric, "assertions": assertions}
+    return {
+        "scores": scores,
+        "outcome": "passed",
+        "modelCalls": {"live": 0, "replayed": 0},
+        "execution": None,
+        "rubric": rubric,
+        "assertions": assertions,
+    }
 
 
 def test_summary_groups_by_cause_not_message() -> None:
     # Messages that the old text cutting would have kept apart (or merged) make no difference.
     rubric = {
         "a": {"status": "missing", "reason": "not scored: whatever (1)", "cause": "judge-reply"},
-        "b": {"status": "missing", "reason": "judge reply: score 9 is outside the range 1-5", "cause": "judge-reply"},
+        "b": {
+            "status": "missing",
+            "reason": "judge reply: score 9 is outside the range 1-5",
+            "cause": "judge-reply",
+        },
         "c": {"status": "missing", "reason": "no judge configured (set ...)", "cause": "no-judge"},
     }
     assertions = [
@@ -112,7 +141,9 @@ def test_summary_groups_by_cause_not_message() -> None:
 
 def test_written_lines_flag_failures(tmp_path: Path) -> None:
     (tmp_path / "blocker").write_text("", encoding="utf-8")
-    targets = ReportTargets(json=None, html=tmp_path / "blocker" / "r.html", markdown=tmp_path / "s.md", step_summary=None)
+    targets = ReportTargets(
+        json=None, html=tmp_path / "blocker" / "r.html", markdown=tmp_path / "s.md", step_summary=None
+    )
     document = json.loads(json.dumps({"samples": [], "summary": summarize([])}))
     lines = write_reports(document, targets, [])
     assert [line.failed for line in lines] == [True, False]

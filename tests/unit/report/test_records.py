@@ -25,24 +25,47 @@ class Rules:
     strict, min_composite, min_pass_rate = False, None, 0.5
 
 
-SAMPLE = Sample.model_validate({
-    "sample_id": "s1",
-    "prompt": "Review the patch.",
-    "assertions": [
-        {"type": "contains", "value": "risk"},
-        {"type": "tools_called", "values": ["Bash"]},
-        {"type": "max_length", "value": 500, "weight": 0.5},
-    ],
-    "rubric": {"clarity": {"criterion": "clear", "weight": 0.6}, "depth": {"criterion": "deep", "weight": 0.4}},
-})
+SAMPLE = Sample.model_validate(
+    {
+        "sample_id": "s1",
+        "prompt": "Review the patch.",
+        "assertions": [
+            {"type": "contains", "value": "risk"},
+            {"type": "tools_called", "values": ["Bash"]},
+            {"type": "max_length", "value": 500, "weight": 0.5},
+        ],
+        "rubric": {
+            "clarity": {"criterion": "clear", "weight": 0.6},
+            "depth": {"criterion": "deep", "weight": 0.4},
+        },
+    }
+)
 
 
-def _run(output: str, *, score: int | None, tokens: int | None, tools: list[dict[str, Any]] | None = None) -> SampleRun:
-    rubric = {} if score is None else {"clarity": Reading.passed("fine", score), "depth": Reading.passed("ok", score)}
-    execution = ExecutionResult(output=output, costUSD=0.0012, latencyMs=12.5, inputTokens=10, outputTokens=tokens,
-                                cacheReadTokens=tokens, replayed=True, toolCalls=tools)
-    return SampleRun(execution, JudgeOutcome(rubric=rubric, calls=2, replayed=2), ResolvedText("p", None),
-                     ExecutionRequest("p"))
+def _run(
+    output: str, *, score: int | None, tokens: int | None, tools: list[dict[str, Any]] | None = None
+) -> SampleRun:
+    rubric = (
+        {}
+        if score is None
+        else {"clarity": Reading.passed("fine", score), "depth": Reading.passed("ok", score)}
+    )
+    execution = ExecutionResult(
+        output=output,
+        costUSD=0.0012,
+        latencyMs=12.5,
+        inputTokens=10,
+        outputTokens=tokens,
+        cacheReadTokens=tokens,
+        replayed=True,
+        toolCalls=tools,
+    )
+    return SampleRun(
+        execution,
+        JudgeOutcome(rubric=rubric, calls=2, replayed=2),
+        ResolvedText("p", None),
+        ExecutionRequest("p"),
+    )
 
 
 def _as_the_model_writes(filled: dict[str, Any]) -> dict[str, Any]:
@@ -86,14 +109,24 @@ def test_a_trace_is_written_as_the_whole_record_would_write_it() -> None:
     runs = [_run("risk: low", score=4, tokens=7, tools=[{"tool": "bash", "input": {"cmd": ("ls", "-a")}}])]
     filled = _filled(runs)
     assert _parts(filled) == _parts(_as_the_model_writes(filled))
-    assert filled["execution"]["toolCalls"] == [{"tool": "Bash", "input": {"cmd": ["ls", "-a"]}, "success": True}]
+    assert filled["execution"]["toolCalls"] == [
+        {"tool": "Bash", "input": {"cmd": ["ls", "-a"]}, "success": True}
+    ]
 
 
 def test_a_repeated_sample_is_written_as_the_whole_record_would_write_it() -> None:
-    runs = [_run("risk: low", score=4, tokens=None), _run("no", score=None, tokens=3), _run("risk", score=2, tokens=1)]
+    runs = [
+        _run("risk: low", score=4, tokens=None),
+        _run("no", score=None, tokens=3),
+        _run("risk", score=2, tokens=1),
+    ]
     filled = _filled(runs)
     assert _parts(filled) == _parts(_as_the_model_writes(filled))
-    assert filled["repeats"]["n"] == 3 and filled["assertions"][0]["runs"] == {"pass": 2, "fail": 1, "missing": 0}
+    assert filled["repeats"]["n"] == 3 and filled["assertions"][0]["runs"] == {
+        "pass": 2,
+        "fail": 1,
+        "missing": 0,
+    }
     assert "readings" in filled["rubric"]["clarity"]
 
 
@@ -104,19 +137,45 @@ def test_a_record_part_with_optional_keys_must_have_the_serializer_that_leaves_t
     from pytest_omk.models import report
 
     with pytest.raises(TypeError, match="_WithOptionalKeys"):
-        type("Part", (report._Record,), {"__annotations__": {"x": "int | None"}, "x": None, "OPTIONAL_KEYS": ("x",)})
-    part = type("Part", (report._WithOptionalKeys,), {"__annotations__": {"x": int | None}, "x": None,
-                                                       "OPTIONAL_KEYS": ("x",), "__module__": __name__})
-    assert issubclass(part, BaseModel) and part().model_dump() == {} and part(x=None).model_dump() == {"x": None}
+        type(
+            "Part",
+            (report._Record,),
+            {"__annotations__": {"x": "int | None"}, "x": None, "OPTIONAL_KEYS": ("x",)},
+        )
+    part = type(
+        "Part",
+        (report._WithOptionalKeys,),
+        {"__annotations__": {"x": int | None}, "x": None, "OPTIONAL_KEYS": ("x",), "__module__": __name__},
+    )
+    assert (
+        issubclass(part, BaseModel) and part().model_dump() == {} and part(x=None).model_dump() == {"x": None}
+    )
 
 
 def test_a_new_record_is_the_wire_form_of_the_record_model() -> None:
-    sample = Sample.model_validate({
-        "sample_id": "s2", "prompt": "p", "capability": ["triage"], "difficulty": "easy", "tripwire": True,
-        "assertions": [{"type": "contains", "value": "x"}],
-    })
-    made = new_record(nodeid="f::s2", file="f", sample=sample, variant="B", executor="openai", model="m", order=3)
-    expected = SampleRecord(nodeid="f::s2", file="f", sample_id="s2", prompt="p", variant="B", executor="openai",
-                            model="m", metadata=metadata_of(sample), order=3).wire()
+    sample = Sample.model_validate(
+        {
+            "sample_id": "s2",
+            "prompt": "p",
+            "capability": ["triage"],
+            "difficulty": "easy",
+            "tripwire": True,
+            "assertions": [{"type": "contains", "value": "x"}],
+        }
+    )
+    made = new_record(
+        nodeid="f::s2", file="f", sample=sample, variant="B", executor="openai", model="m", order=3
+    )
+    expected = SampleRecord(
+        nodeid="f::s2",
+        file="f",
+        sample_id="s2",
+        prompt="p",
+        variant="B",
+        executor="openai",
+        model="m",
+        metadata=metadata_of(sample),
+        order=3,
+    ).wire()
     assert _key_orders(made) == _key_orders(expected)
     assert made["metadata"] == {"capability": ["triage"], "difficulty": "easy", "tripwire": True}

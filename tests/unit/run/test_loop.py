@@ -65,7 +65,9 @@ server.shutdown()
 
 
 def _first_call(mode: str) -> dict[str, object]:
-    out = subprocess.run([sys.executable, "-c", SCRIPT, mode], capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", SCRIPT, mode], capture_output=True, text=True, check=True
+    ).stdout
     result: dict[str, object] = json.loads(out)
     return result
 

@@ -37,7 +37,12 @@ class Host:
 def window(host: Host, count: int, size: int, refill_at: int) -> tuple[list[Item], PrefetchWindow[Item]]:
     items = [Item(f"i{n}") for n in range(count)]
     made = PrefetchWindow(
-        items, size, refill_at, start=host.start, waiting=lambda: len(host.waiting), seen=host.seen.__contains__
+        items,
+        size,
+        refill_at,
+        start=host.start,
+        waiting=lambda: len(host.waiting),
+        seen=host.seen.__contains__,
     )
     return items, made
 

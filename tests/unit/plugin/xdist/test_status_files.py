@@ -28,7 +28,13 @@ def test_the_controller_adds_up_every_workers_file(tmp_path: Path) -> None:
         writer.stop()  # stop writes the final counts, whatever the tick
     clock = iter([10.0, 12.5])
     snapshot = CombinedProgress(tmp_path, clock=lambda: next(clock)).snapshot()
-    assert (snapshot.total, snapshot.done, snapshot.in_flight, snapshot.retrying, snapshot.failed) == (5, 1, 4, 2, 1)
+    assert (snapshot.total, snapshot.done, snapshot.in_flight, snapshot.retrying, snapshot.failed) == (
+        5,
+        1,
+        4,
+        2,
+        1,
+    )
     assert round(snapshot.cost, 6) == 0.003
     assert not list(tmp_path.glob(".*"))  # no temporary file left behind
 
