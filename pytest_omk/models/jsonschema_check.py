@@ -175,13 +175,9 @@ def check_schema(schema: dict[str, Any], js: JsEngine | None = None) -> None:
         raise ValueError(f"{problem}; the assertion could never pass")
 
 
-def validator_for(schema: dict[str, Any], js: JsEngine) -> Any:
-    """A draft-07 validator of ``schema`` with Ajv's semantics (see the module docstring)."""
-    import jsonschema.validators
-    import referencing
-    import referencing.jsonschema
-
-    draft7 = jsonschema.validators.Draft7Validator
+def _ajv_keywords(js: JsEngine) -> dict[str, Any]:
+    """The keywords whose patterns Ajv matches with JavaScript's ``u`` semantics."""
+    import jsonschema
 
     def pattern(validator: Any, wanted: str, instance: Any, schema: Any) -> Iterator[Any]:
         if validator.is_type(instance, "string") and js.search(wanted, "u", instance) is None:
@@ -211,14 +207,23 @@ def validator_for(schema: dict[str, Any], js: JsEngine) -> Any:
             for key in others:
                 yield from validator.descend(instance[key], extra, path=key)
 
+    return {
+        "pattern": pattern,
+        "patternProperties": pattern_properties,
+        "additionalProperties": additional_properties,
+    }
+
+
+def validator_for(schema: dict[str, Any], js: JsEngine) -> Any:
+    """A draft-07 validator of ``schema`` with Ajv's semantics (see the module docstring)."""
+    import jsonschema.validators
+    import referencing
+    import referencing.jsonschema
+
+    draft7 = jsonschema.validators.Draft7Validator
     cls = jsonschema.validators.create(
         meta_schema=draft7.META_SCHEMA,
-        validators={
-            **draft7.VALIDATORS,
-            "pattern": pattern,
-            "patternProperties": pattern_properties,
-            "additionalProperties": additional_properties,
-        },
+        validators={**draft7.VALIDATORS, **_ajv_keywords(js)},
         type_checker=draft7.TYPE_CHECKER,
         format_checker=None,  # type: ignore[arg-type]
         id_of=draft7.ID_OF,  # type: ignore[arg-type]

@@ -112,38 +112,45 @@ def render_summary(
     ``wide``), then the totals."""
     lines: list[str] = []
     if verbose:
-        # With --omk-repeat: the passed runs and the composite's SD across runs, after the outcome.
-        repeated = any(r.get("repeats") for r in rows)
-        header = [
-            "sample",
-            "outcome",
-            *(["runs", "sd"] if repeated else []),
-            *LAYER_COLUMNS,
-            "cost",
-            "latency",
-            "replayed",
-        ]
-        table = [header]
-        for r in rows:
-            execution = r["execution"] or {}
-            cost = _cost(r)
-            latency = execution.get("latencyMs")
-            table.append(
-                [
-                    r["nodeid"],
-                    r["outcome"],
-                    *(_repeat_cells(r.get("repeats")) if repeated else []),
-                    *(_cell(r["scores"][layer]) for layer in LAYER_COLUMNS),
-                    money(cost),
-                    _latency(latency),
-                    "-" if not execution else ("yes" if execution.get("replayed") else "no"),
-                ]
-            )
-        lines.extend(fit_table(table, width=width, wide=wide))
+        lines.extend(fit_table(_sample_table(rows), width=width, wide=wide))
         lines.append("")
-    totals = summarize(rows)
+    return lines + _totals_lines(summarize(rows))
+
+
+def _sample_table(rows: list[dict[str, Any]]) -> list[list[str]]:
+    """The table of samples, header first."""
+    # With --omk-repeat: the passed runs and the composite's SD across runs, after the outcome.
+    repeated = any(r.get("repeats") for r in rows)
+    header = [
+        "sample",
+        "outcome",
+        *(["runs", "sd"] if repeated else []),
+        *LAYER_COLUMNS,
+        "cost",
+        "latency",
+        "replayed",
+    ]
+    table = [header]
+    for r in rows:
+        execution = r["execution"] or {}
+        table.append(
+            [
+                r["nodeid"],
+                r["outcome"],
+                *(_repeat_cells(r.get("repeats")) if repeated else []),
+                *(_cell(r["scores"][layer]) for layer in LAYER_COLUMNS),
+                money(_cost(r)),
+                _latency(execution.get("latencyMs")),
+                "-" if not execution else ("yes" if execution.get("replayed") else "no"),
+            ]
+        )
+    return table
+
+
+def _totals_lines(totals: dict[str, Any]) -> list[str]:
+    """The totals: mean per layer, outcome counts, calls and cost, missing judge readings."""
     means = totals["means"]
-    lines.append("mean: " + "  ".join(f"{layer} {_cell(means[layer])}" for layer in LAYER_COLUMNS))
+    lines = ["mean: " + "  ".join(f"{layer} {_cell(means[layer])}" for layer in LAYER_COLUMNS)]
     counts = totals["outcomes"]
     lines.append(
         f"samples: {totals['samples']}  "
