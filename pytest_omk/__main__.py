@@ -18,6 +18,7 @@ USAGE_ERROR = 4
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run a ``python -m pytest_omk`` command; returns its exit status."""
     parser = argparse.ArgumentParser(prog="python -m pytest_omk", description="pytest-omk tools")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     merge = commands.add_parser(

@@ -170,6 +170,7 @@ class V8Lower:
         self._js: JsEngine | None = None
 
     def __call__(self, *texts: str) -> list[str]:
+        """The texts in lower case, as JavaScript's ``toLowerCase`` makes them."""
         if self._js is None:
             self._js = JsEngine()
         return self._js.lower(*texts)

@@ -18,15 +18,29 @@ class AgentSettings(Protocol):
     """The fields of :class:`pytest_omk.config.settings.Settings` the agent reads (no pytest import here)."""
 
     @property
-    def rootdir(self) -> Path: ...
+    def rootdir(self) -> Path:
+        """Pytest's rootdir."""
+        ...
+
     @property
-    def agent_api(self) -> str: ...
+    def agent_api(self) -> str:
+        """``--omk-agent-api``."""
+        ...
+
     @property
-    def agent_max_turns(self) -> int: ...
+    def agent_max_turns(self) -> int:
+        """``--omk-agent-max-turns``."""
+        ...
+
     @property
-    def agent_tool_timeout(self) -> float: ...
+    def agent_tool_timeout(self) -> float:
+        """``--omk-agent-tool-timeout``."""
+        ...
+
     @property
-    def mcp_config(self) -> str | None: ...
+    def mcp_config(self) -> str | None:
+        """``--omk-mcp-config``."""
+        ...
 
 
 @dataclass(frozen=True)

@@ -133,12 +133,14 @@ class OpenAIProvider(_HttpProvider):
     _endpoint = staticmethod(openai_api.endpoint)
 
     def start(self, system: str | None, prompt: str) -> Messages:
+        """The system prompt (as the first message) and the user's prompt."""
         messages: Messages = [{"role": "system", "content": system}] if system else []
         return [*messages, {"role": "user", "content": prompt}]
 
     async def complete(
         self, messages: Messages, tools: Sequence[ToolSpec], model: str, system: str | None
     ) -> ModelTurn:
+        """One chat completion with the tools offered."""
         # The system prompt is already the first message (see start()).
         body: dict[str, Any] = {"model": model, "messages": messages}
         if tools:
@@ -187,6 +189,7 @@ class OpenAIProvider(_HttpProvider):
         return CallRequest(call_id, str(name), arguments)
 
     def add_results(self, messages: Messages, replies: Sequence[ToolReply]) -> None:
+        """One ``tool`` message per reply."""
         for reply in replies:
             messages.append({"role": "tool", "tool_call_id": reply.call.id, "content": reply.output})
 
@@ -200,11 +203,13 @@ class AnthropicProvider(_HttpProvider):
     _endpoint = staticmethod(anthropic_api.endpoint)
 
     def start(self, system: str | None, prompt: str) -> Messages:
+        """The user's prompt (the system prompt goes in its own field)."""
         return [{"role": "user", "content": prompt}]
 
     async def complete(
         self, messages: Messages, tools: Sequence[ToolSpec], model: str, system: str | None
     ) -> ModelTurn:
+        """One Messages API answer with the tools offered."""
         body: dict[str, Any] = {"model": model, "max_tokens": anthropic_api.MAX_TOKENS, "messages": messages}
         if system:
             body["system"] = system
@@ -236,6 +241,7 @@ class AnthropicProvider(_HttpProvider):
         )
 
     def add_results(self, messages: Messages, replies: Sequence[ToolReply]) -> None:
+        """One user message holding a ``tool_result`` block per reply."""
         if replies:
             content = [
                 # The API refuses an empty tool_result text; the trace keeps the real "".

@@ -51,6 +51,7 @@ class ToolResult:
 
     @classmethod
     def failed(cls, output: str, status: Status = "failure") -> ToolResult:
+        """A result of a tool call that did not succeed."""
         return cls(output, success=False, status=status)
 
 

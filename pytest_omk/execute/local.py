@@ -49,9 +49,11 @@ class EchoExecutor(ExecutorDefaults):
     supports_mocks = False
 
     async def execute(self, request: ExecutionRequest) -> ExecutionResult:
+        """The prompt, as the answer."""
         return ExecutionResult(output=request.prompt, numTurns=1, costUSD=0.0)
 
     async def aclose(self) -> None:
+        """Nothing to close."""
         return None
 
 
@@ -112,6 +114,7 @@ class CommandExecutor(ExecutorDefaults):
         """Marker -> process group of each command running now (``aclose`` kills what is left)."""
 
     async def execute(self, request: ExecutionRequest) -> ExecutionResult:
+        """Run the command with the request on stdin and read its answer from stdout."""
         stdin = json.dumps(
             {
                 "model": request.model,
@@ -243,6 +246,7 @@ class CallableExecutor(ExecutorDefaults):
         self.supports_mocks = supports_mocks or bool(getattr(func, "supports_mocks", False))
 
     async def execute(self, request: ExecutionRequest) -> ExecutionResult:
+        """Call the function (awaited when it is a coroutine function) and read its answer."""
         try:
             if inspect.iscoroutinefunction(self.func):
                 value = await self.func(request)
@@ -257,4 +261,5 @@ class CallableExecutor(ExecutorDefaults):
         return parse_result(value, source=self.id)
 
     async def aclose(self) -> None:
+        """Nothing to close."""
         return None

@@ -58,31 +58,38 @@ class CallProgress:
             self._planned += count
 
     def sample_started(self) -> None:
+        """A sample's calls started (one planned sample less to start)."""
         with self._lock:
             planned = self._planned > 0
             self._planned -= planned
         self._add("total", 0 if planned else 1)
 
     def sample_finished(self, *, failed: bool) -> None:
+        """A sample's calls ended; ``failed``: with an infrastructure failure."""
         self._add("done", 1)
         if failed:
             self._add("failed", 1)
 
     def attempt_started(self) -> None:
+        """A call attempt went out."""
         self._add("in_flight", 1)
 
     def attempt_finished(self) -> None:
+        """A call attempt came back (answered or failed)."""
         self._add("in_flight", -1)
 
     def retrying(self, delta: int) -> None:
+        """``delta`` calls more (or fewer) are between retries."""
         self._add("retrying", delta)
 
     def add_cost(self, cost: float | None) -> None:
+        """Add a live call's cost (unknown costs add nothing)."""
         if cost:
             with self._lock:
                 self._cost += cost
 
     def snapshot(self) -> Snapshot:
+        """The counts now, with the time since the first sample started."""
         with self._lock:
             elapsed = 0.0 if self._start is None else self._clock() - self._start
             return Snapshot(**self._counts, cost=self._cost, elapsed=elapsed)

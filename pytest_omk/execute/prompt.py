@@ -1,6 +1,6 @@
-"""Assemble the user prompt sent to the model, exactly as the format's owner does.
+r"""Assemble the user prompt sent to the model, exactly as the format's owner does.
 
-``[environment block + "\\n\\n---\\n\\n"] + prompt + ["\\n\\n```\\n" + context + "\\n```"]``.
+``[environment block + "\n\n---\n\n"] + prompt + ["\n\n```\n" + context + "\n```"]``.
 URL resolution happens on ``prompt`` and ``context`` before this assembly.
 """
 

@@ -37,6 +37,7 @@ async def _awaited(awaitable: Any) -> Any:
 
 
 def main() -> None:
+    """Run one check: the job on stdin, the verdict as the last line of stdout."""
     job = json.loads(sys.stdin.read())
     real_stdout = sys.stdout
     sys.stdout = sys.stderr  # the check's own prints must not look like a result

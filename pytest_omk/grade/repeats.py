@@ -30,10 +30,12 @@ class CheckTally:
 
     @classmethod
     def of(cls, statuses: Sequence[str]) -> CheckTally:
+        """The tally of one check's statuses across the runs."""
         return cls(statuses.count("pass"), statuses.count("fail"), statuses.count("missing"))
 
     @property
     def runs(self) -> int:
+        """How many runs read the check."""
         return self.passed + self.failed + self.missing
 
     def pass_rate(self, *, strict: bool) -> float | None:
@@ -42,6 +44,7 @@ class CheckTally:
         return self.passed / counted if counted else None
 
     def as_record(self) -> dict[str, int]:
+        """The tally as the record writes it."""
         return {"pass": self.passed, "fail": self.failed, "missing": self.missing}
 
 

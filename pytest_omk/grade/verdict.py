@@ -32,11 +32,19 @@ class VerdictSettings(Protocol):
     """The options a verdict depends on (the run's ``Settings`` value has them)."""
 
     @property
-    def strict(self) -> bool: ...
+    def strict(self) -> bool:
+        """``--omk-strict``."""
+        ...
+
     @property
-    def min_composite(self) -> float | None: ...
+    def min_composite(self) -> float | None:
+        """``--omk-min-composite``."""
+        ...
+
     @property
-    def min_pass_rate(self) -> float: ...
+    def min_pass_rate(self) -> float:
+        """``--omk-min-pass-rate``."""
+        ...
 
 
 @dataclass(frozen=True)

@@ -1,20 +1,20 @@
-"""Translate JavaScript regular expressions to Python's :mod:`re`.
+r"""Translate JavaScript regular expressions to Python's :mod:`re`.
 
 Sample files write ``regex`` patterns in JavaScript syntax (the format's owner runs
 ``new RegExp(pattern, flags || "i")``). Python's engine differs in ways that silently change
 verdicts, so patterns are rewritten token by token:
 
-* ``\\d``, ``\\w``, ``\\b`` are ASCII-only in JavaScript (Unicode in Python); ``\\s`` uses the
+* ``\d``, ``\w``, ``\b`` are ASCII-only in JavaScript (Unicode in Python); ``\s`` uses the
   JavaScript whitespace set.
-* ``.`` excludes ``\\r``, U+2028 and U+2029 as well as ``\\n`` unless the ``s`` flag is set.
-* ``$`` without ``m`` only matches at the very end (Python also matches before a final ``\\n``).
-* ``(?<name>...)`` and ``\\k<name>`` become ``(?P<name>...)`` and ``(?P=name)``.
-* ``[^]`` matches anything and ``[]`` matches nothing; an unknown escape such as ``\\A`` is the
+* ``.`` excludes ``\r``, U+2028 and U+2029 as well as ``\n`` unless the ``s`` flag is set.
+* ``$`` without ``m`` only matches at the very end (Python also matches before a final ``\n``).
+* ``(?<name>...)`` and ``\k<name>`` become ``(?P<name>...)`` and ``(?P=name)``.
+* ``[^]`` matches anything and ``[]`` matches nothing; an unknown escape such as ``\A`` is the
   literal letter (JavaScript's non-Unicode mode).
 * Flags: ``i``, ``m``, ``s`` map to Python flags; ``g`` and ``d`` do not change a test; ``y``
   (sticky) anchors the match at index 0; ``u`` and ``v`` are accepted.
 
-Constructs Python cannot express (variable-length lookbehind, ``\\p{...}``) raise
+Constructs Python cannot express (variable-length lookbehind, ``\p{...}``) raise
 :class:`JsRegexError` so the sample file is rejected at load time instead of misbehaving.
 """
 

@@ -1,12 +1,12 @@
-"""Regular expressions JavaScript certainly compiles, recognized without V8 (no pytest here).
+r"""Regular expressions JavaScript certainly compiles, recognized without V8 (no pytest here).
 
 Loading a sample file asks, for each ``regex`` assertion, whether ``new RegExp(pattern, flags)``
 compiles, and V8 answers. Starting V8 to answer costs about 0.1 s (its library, asyncio, a
-context), the largest part of collecting a small file: most patterns are plain (``\\bfoo\\b``,
-``^\\d{3}-\\d{4}$``, ``(yes|no)``), so they are recognized here and V8 is asked only about the
+context), the largest part of collecting a small file: most patterns are plain (``\bfoo\b``,
+``^\d{3}-\d{4}$``, ``(yes|no)``), so they are recognized here and V8 is asked only about the
 others. The grammar is a small part of what every JavaScript engine accepts without the ``u`` and
 ``v`` flags; the recognizer only ever says "certainly compiles". Anything outside it (lookarounds,
-named groups, backreferences, ``\\x``/``\\u``/``\\c``/``\\p`` escapes, a brace that is not a
+named groups, backreferences, ``\x``/``\u``/``\c``/``\p`` escapes, a brace that is not a
 quantifier, the ``u`` or ``v`` flag, characters past U+D7FF, nesting deeper than
 :data:`MAX_DEPTH`) goes to V8, which also writes every error message. A property test checks
 against V8 that whatever is accepted here compiles there.
@@ -133,7 +133,7 @@ class _Parser:
                     raise _Refused  # a class escape in a range, or "range out of order"
 
     def class_atom(self, i: int) -> tuple[int, int | None]:
-        """One class atom at ``i``: the index after it and its code point (``None``: ``\\d`` and kin)."""
+        r"""One class atom at ``i``: the index after it and its code point (``None``: ``\d`` and kin)."""
         char = self.p[i]
         if char != "\\":
             return i + 1, ord(char)
@@ -144,7 +144,7 @@ class _Parser:
 
 
 def _escape_value(escaped: str) -> int | None:
-    """The code point of the one-character escape ``\\<escaped>`` (``None``: ``\\d`` and kin);
+    r"""The code point of the one-character escape ``\<escaped>`` (``None``: ``\d`` and kin);
     :class:`_Refused` for any other (and for a pattern ending in a backslash, ``escaped == ""``)."""
     if escaped in _CLASS_ESCAPES:
         return None

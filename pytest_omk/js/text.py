@@ -1,7 +1,7 @@
-"""JavaScript string semantics that grading depends on.
+r"""JavaScript string semantics that grading depends on.
 
 The format's owner grades with JavaScript: lengths count UTF-16 code units, ``String(x)`` and
-``JSON.stringify`` have their own spellings of numbers and objects, and ``/\\s/`` is a different
+``JSON.stringify`` have their own spellings of numbers and objects, and ``/\s/`` is a different
 whitespace set from Python's. Each helper here reproduces one such behaviour so a verdict computed
 in Python equals the one upstream computes.
 """
@@ -52,7 +52,7 @@ def utf16_units(text: str) -> array[int]:
 
 
 def js_words(text: str) -> list[str]:
-    """``text.split(/\\s+/).filter(Boolean)``: words separated by JavaScript whitespace."""
+    r"""``text.split(/\s+/).filter(Boolean)``: words separated by JavaScript whitespace."""
     return [word for word in _JS_SPACE_RUN.split(text) if word]
 
 

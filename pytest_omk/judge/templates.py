@@ -44,6 +44,7 @@ class Section:
     """Left out entirely when its value is ``None`` (the rubric's agent-execution section)."""
 
     def render(self, value: str) -> str:
+        """The section with ``value`` inside its data tags (tags in ``value`` neutralised)."""
         parts = [f"## {self.title}", self.intro, f"<omk:{self.tag}>", neutralise(value), f"</omk:{self.tag}>"]
         if self.outro:
             parts.append(self.outro)

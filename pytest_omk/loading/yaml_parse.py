@@ -134,6 +134,7 @@ _OmkYamlLoader.add_constructor(_TAG_DATE, _OmkYamlLoader.construct_ambiguous)
 
 
 def parse_yaml(text: str, path: str) -> Any:
+    """Parse YAML ``text`` (from ``path``) with the format's rules: no duplicate keys, limited aliases."""
     text = text.removeprefix("\ufeff")
     loader = _OmkYamlLoader(text)
     node: Any = None

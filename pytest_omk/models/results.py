@@ -120,10 +120,12 @@ class Reading(BaseModel):
 
     @classmethod
     def passed(cls, message: str = "", score: float | None = None) -> Self:
+        """A passing reading."""
         return cls(status="pass", message=message, score=score)
 
     @classmethod
     def failed(cls, message: str, score: float | None = None) -> Self:
+        """A failing reading."""
         return cls(status="fail", message=message, score=score)
 
     @classmethod

@@ -148,7 +148,9 @@ class SampleRun:
 class Resolver(Protocol):
     """Inlines URL contents into prompt and context (fails closed)."""
 
-    async def resolve(self, plan: SamplePlan) -> ResolvedText: ...
+    async def resolve(self, plan: SamplePlan) -> ResolvedText:
+        """The sample's prompt and context with their URLs' contents inlined."""
+        ...
 
 
 class Judge(Protocol):
@@ -156,4 +158,6 @@ class Judge(Protocol):
 
     async def judge(
         self, plan: SamplePlan, resolved: ResolvedText, execution: ExecutionResult
-    ) -> JudgeOutcome: ...
+    ) -> JudgeOutcome:
+        """The judge's readings of the rubric and the LLM-scored assertions."""
+        ...

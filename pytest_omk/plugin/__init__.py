@@ -30,14 +30,17 @@ explicit_dirs_key = pytest.StashKey[set[Path]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    """Register the plugin's options (``--omk-*`` and their ini keys)."""
     add_options(parser)
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    """Register the plugin's hooks (``pytest_omk_make_executor`` ...)."""
     pluginmanager.add_hookspecs(hookspecs)
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    """Read the options, make the run's session and, on the controller, the record collector."""
     config.addinivalue_line("markers", "omk: an item generated from an omk eval sample")
     config.addinivalue_line("markers", "omk_difficulty(level): the sample's difficulty (easy, medium, hard)")
     config.addinivalue_line("markers", "omk_capability(name): a capability the sample covers")
@@ -142,12 +145,14 @@ def pytest_runtest_protocol(
 
 
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> Any:
+    """A split directory named by ``--omk-samples`` is one collector."""
     if path.resolve() in parent.config.stash.get(explicit_dirs_key, set()):
         return SplitDirectory.from_parent(parent, path=path)
     return None
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Any:
+    """Sample files: the canonical names where pytest walks, and those ``--omk-samples`` names."""
     config = parent.config
     files, dirs = config.stash.get(explicit_files_key, set()), config.stash.get(explicit_dirs_key, set())
     # This hook sees every file pytest walks: resolve paths only when --omk-samples asks for it.

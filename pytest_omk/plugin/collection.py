@@ -54,6 +54,7 @@ class CollectionHooks:
             return (yield)
 
     def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:
+        """Skip the recordings directory."""
         # A recordings directory inside the project holds one file per call (tens of thousands
         # in a large suite): walking it would slow collection for nothing, and a recorded
         # fixture named like a sample file must not become a test.
@@ -71,6 +72,7 @@ class CollectionHooks:
                 items[:] = selected
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
+        """Keep the collection order and count the samples."""
         # Records are ordered by collection order, which every xdist worker shares, so reports
         # come out in the same order with and without -n.
         self.order = {item.nodeid: index for index, item in enumerate(session.items)}

@@ -140,6 +140,7 @@ class RecordCollector:
         return [{**self.records[row["nodeid"]].record(), "outcome": row["outcome"]} for row in self.ordered()]
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """Print the ``omk scores`` section."""
         rows = self.ordered()
         if not rows:
             return

@@ -43,11 +43,25 @@ class SampleHost(Protocol):
     def js(self) -> JsEngine:
         """The process's V8 engine (regexes are compiled with it at load time)."""
 
-    def file_found(self) -> None: ...
-    def check_file(self, node: SampleFile, bundle: SampleBundle) -> None: ...
-    def adopt(self, item: SampleItem) -> None: ...
-    def setup_item(self, item: SampleItem) -> None: ...
-    def grade_item(self, item: SampleItem) -> None: ...
+    def file_found(self) -> None:
+        """A sample file is being collected (the call loop may start warming up)."""
+        ...
+
+    def check_file(self, node: SampleFile, bundle: SampleBundle) -> None:
+        """Check a loaded file against the run's configuration."""
+        ...
+
+    def adopt(self, item: SampleItem) -> None:
+        """Take over an item the file collected."""
+        ...
+
+    def setup_item(self, item: SampleItem) -> None:
+        """The item's setup: wait for its calls."""
+        ...
+
+    def grade_item(self, item: SampleItem) -> None:
+        """The item's call: grade it and report its checks."""
+        ...
 
 
 sample_host_key = pytest.StashKey[SampleHost]()
@@ -96,13 +110,16 @@ class SampleItem(FullTraceback, pytest.Function):
 
     @property
     def omk(self) -> SampleHost:
+        """The run's session."""
         return self.config.stash[sample_host_key]
 
     @property
     def sample_id(self) -> str:
+        """The sample's id."""
         return self._sample_id
 
     def setup(self) -> None:
+        """Wait for the sample's calls (an infrastructure failure is an ERROR)."""
         super().setup()
         self.omk.setup_item(self)
 
@@ -121,11 +138,13 @@ class SampleItem(FullTraceback, pytest.Function):
         )
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
+        """The sample file, the sample's line, and its id."""
         parent = self.parent
         line = parent.sample_line(self.sample_id) if isinstance(parent, SampleFile) else None
         return self.path, line, f"sample: {sanitize_control(self.sample_id)}"
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
+        """One line for a failed sample or an infrastructure failure; pytest's own otherwise."""
         if isinstance(excinfo.value, SampleFailed | OmkError):
             if self.config.option.tbstyle == "line":
                 from pytest_omk.plugin.compat import line_repr
@@ -169,6 +188,7 @@ class SampleFile(pytest.File):
         return lines.get(sample_id)
 
     def load(self) -> SampleBundle:
+        """The file's samples, loaded and validated once."""
         if self._bundle is None:
             host = self.config.stash[sample_host_key]
             host.file_found()  # before the loader's imports, which the call loop's warm-up overlaps
@@ -179,6 +199,7 @@ class SampleFile(pytest.File):
         return self._bundle
 
     def collect(self) -> Iterable[pytest.Item]:
+        """One item per sample (per variant); a bad file is one collection error."""
         try:
             bundle = self.load()
         except SampleFileError as exc:
@@ -219,6 +240,7 @@ class SplitDirectory(pytest.Directory):
     """A split directory given with ``--omk-samples``: validated as one set, one child per file."""
 
     def collect(self) -> Iterator[SampleFile]:
+        """One collector per file of the directory."""
         display = display_path(self.path, self.config.rootpath)
         try:
             host = self.config.stash[sample_host_key]
@@ -258,6 +280,7 @@ class AmbiguousSamples(pytest.File):
         self.error = error
 
     def collect(self) -> Iterable[pytest.Item]:
+        """Report the file's error."""
         raise self.CollectError(self.error.reason)
 
 

@@ -26,6 +26,8 @@ ListKind = Literal["paths", "args"]
 
 @dataclass(frozen=True)
 class Option:
+    """One option: its flag, help, default, converter and ini key."""
+
     flag: str
     help: str
     default: Any = None
@@ -39,10 +41,12 @@ class Option:
 
     @property
     def dest(self) -> str:
+        """The attribute on ``config.option``."""
         return self.flag.removeprefix("--").replace("-", "_")
 
     @property
     def ini_name(self) -> str:
+        """The ini key (``omk_`` and the flag's name, unless given)."""
         if self.ini:
             return self.ini
         return self.dest if self.dest.startswith("omk_") else f"omk_{self.dest}"

@@ -50,11 +50,13 @@ class RunInfo:
         self.other: Counter[str] = Counter()
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """Keep a failed collection's message for the report."""
         if report.failed:
             message = str(report.longrepr)[:_MESSAGE_LIMIT]
             self.collection_errors.append({"nodeid": report.nodeid, "message": message})
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """Count the run's plain tests by outcome."""
         # Every check's report comes here too: settled before anything else is done.
         if isinstance(report, pytest.SubtestReport) or "omk" in report.keywords:
             return

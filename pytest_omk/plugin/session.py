@@ -263,12 +263,14 @@ class OmkSession:
         return report
 
     def pytest_keyboard_interrupt(self) -> None:
+        """End every call now."""
         # Ctrl-C: end every call (and the command and tool sessions they started) now. Under
         # xdist a worker that reports its session finished may be torn down by the controller
         # before its unconfigure runs, which left those sessions running for good.
         self.launcher.close(self.calls.aclose)
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        """Close the JavaScript engine and end every call."""
         if self._js is not None:
             self._js.close()
             self._js = None

@@ -32,7 +32,9 @@ class SnapshotSource(Protocol):
     """What the line shows: this process's :class:`~pytest_omk.execute.progress.CallProgress`, or the
     xdist workers' counts added up (:class:`~pytest_omk.plugin.xdist.status_files.CombinedProgress`)."""
 
-    def snapshot(self) -> Snapshot: ...
+    def snapshot(self) -> Snapshot:
+        """The counts now."""
+        ...
 
 
 class StatusLine:

@@ -133,6 +133,7 @@ class CallWiring:
         return AgentOptions.from_settings(self.settings)
 
     def stages(self) -> Stages:
+        """The call path's stages, built on first use."""
         if self._stages is None:
             executor = self.executor
             assert executor is not None
@@ -243,6 +244,7 @@ class CallWiring:
         return self._scrubber
 
     async def aclose(self) -> None:
+        """Close the executors' clients."""
         for executor in (self._executor, self._judge_executor):
             if executor is not None:
                 await executor.aclose()

@@ -147,7 +147,7 @@ class Scrubber:
 
 
 def sanitize_control(text: str) -> str:
-    """``text`` with control and bidi-override characters shown as ``\\xNN`` (newline and tab kept)."""
+    r"""``text`` with control and bidi-override characters shown as ``\xNN`` (newline and tab kept)."""
     if not _CONTROL.search(text):
         return text
     return _CONTROL.sub(_visible, text)

@@ -52,6 +52,7 @@ class ResolvedUrl:
     """``http``, ``mcp`` or ``replay``."""
 
     def report(self) -> dict[str, str | int]:
+        """The URL's entry in the sample's record."""
         return {"url": self.url, "sha256": self.sha256, "bytes": self.size, "via": self.via}
 
 

@@ -28,6 +28,7 @@ class LiteralResolver:
     """Leaves text unchanged (used when no URL needs resolving)."""
 
     async def resolve(self, plan: SamplePlan) -> ResolvedText:
+        """The sample's text as written."""
         return ResolvedText(plan.sample.prompt, plan.sample.context)
 
 

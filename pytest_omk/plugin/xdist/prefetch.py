@@ -115,7 +115,7 @@ def _indices_of(command: Any) -> list[int]:
 
 
 def make_scheduler(config: Any, log: Any, concurrency: int) -> Any:
-    """xdist's load scheduler keeping every worker's queue ``concurrency / workers`` deep, or
+    """Xdist's load scheduler keeping every worker's queue ``concurrency / workers`` deep, or
     ``None`` to leave the choice to xdist (another ``--dist`` mode, or an xdist without it)."""
     if config.getvalue("dist") != "load":
         return None

@@ -55,6 +55,7 @@ class WorkerStatus:
         writer.start()
 
     def pytest_unconfigure(self) -> None:
+        """Stop writing this worker's counts."""
         self._writer.stop()
 
 
@@ -132,6 +133,7 @@ class ControllerStatus:
     pytest_testnodedown = pytest.hookimpl(tryfirst=True, optionalhook=True)(_erase)
 
     def pytest_unconfigure(self) -> None:
+        """Remove the workers' counts files."""
         if self._directory is not None:
             shutil.rmtree(self._directory, ignore_errors=True)
             self._directory = None
