@@ -10,18 +10,8 @@ import pytest
 
 from pytest_omk.plugin import hookspecs
 from pytest_omk.plugin.collector import RecordCollector, record_collector_key
-from pytest_omk.plugin.nodes import (
-    CANONICAL_NAMES,
-    AmbiguousSamples,
-    SampleFile,
-    SampleItem,
-    SplitDirectory,
-    canonical_in,
-    misnamed_sample_file,
-    release_collected,
-    sample_host_key,
-    skill_samples,
-)
+from pytest_omk.plugin.discovery import collect_file
+from pytest_omk.plugin.nodes import SampleItem, SplitDirectory, release_collected, sample_host_key
 from pytest_omk.plugin.options import add_options, settings_from_config
 from pytest_omk.plugin.session import NO_EXECUTOR, OmkSession
 
@@ -154,35 +144,9 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> Any:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> Any:
     """Sample files: the canonical names where pytest walks, and those ``--omk-samples`` names."""
     config = parent.config
-    files, dirs = config.stash.get(explicit_files_key, set()), config.stash.get(explicit_dirs_key, set())
-    # This hook sees every file pytest walks: resolve paths only when --omk-samples asks for it.
-    if files or dirs:
-        resolved = file_path.resolve()
-        if resolved in files:
-            return SampleFile.from_parent(parent, path=file_path)
-        if resolved.parent in dirs:
-            return None  # collected by its SplitDirectory
-    name = file_path.name
-    if name == "SKILL.md":
-        found = skill_samples(file_path)
-        if found is None:
-            return None
-        if not isinstance(found, Path):
-            return AmbiguousSamples.from_parent(
-                parent, path=file_path.parent / ".omk" / CANONICAL_NAMES[0], error=found
-            )
-        return SampleFile.from_parent(parent, path=found, system_file=file_path)
-    if name not in CANONICAL_NAMES:
-        return misnamed_sample_file(file_path, parent)
-    if file_path.parent.name == ".omk":
-        skill_md = file_path.parent.parent / "SKILL.md"
-        # Reached directly (e.g. named on the command line): only a real skill's folder counts.
-        if not skill_md.is_file():
-            return None
-        return SampleFile.from_parent(parent, path=file_path, system_file=skill_md)
-    found = canonical_in(file_path.parent)
-    if found is not None and not isinstance(found, Path):
-        if name != CANONICAL_NAMES[0]:
-            return None  # report the ambiguity once, from the JSON file
-        return AmbiguousSamples.from_parent(parent, path=file_path, error=found)
-    return SampleFile.from_parent(parent, path=file_path)
+    return collect_file(
+        file_path,
+        parent,
+        config.stash.get(explicit_files_key, set()),
+        config.stash.get(explicit_dirs_key, set()),
+    )

@@ -26,8 +26,6 @@ if TYPE_CHECKING:
     from pytest_omk.models.run import SamplePlan, SampleRun
     from pytest_omk.plugin.planning import Planner
 
-CANONICAL_NAMES = ("eval-samples.json", "eval-samples.yaml")
-
 
 class SampleHost(Protocol):
     """What collected files and items need from the run (the session implements it).
@@ -252,61 +250,3 @@ class SplitDirectory(pytest.Directory):
             raise self.CollectError(exc.message) from None
         for file in bundle.files:
             yield SampleFile.from_parent(self, path=file, bundle=bundle)
-
-
-def skill_samples(skill_md: Path) -> Path | SampleFileError | None:
-    """The skill-local sample file next to ``<skill>/SKILL.md``, if any (or an ambiguity error)."""
-    omk_dir = skill_md.parent / ".omk"
-    return canonical_in(omk_dir)
-
-
-def canonical_in(directory: Path) -> Path | SampleFileError | None:
-    """The canonical sample file in ``directory``; both names present is an ambiguity error."""
-    found = [directory / name for name in CANONICAL_NAMES if (directory / name).is_file()]
-    if len(found) > 1:
-        return SampleFileError(
-            str(found[0]),
-            f"ambiguous eval sample files: {found[0]} and {found[1]} both exist; keep one of them",
-        )
-    return found[0] if found else None
-
-
-class AmbiguousSamples(pytest.File):
-    """Stands in for a sample file that cannot be collected as it is (two canonical files in one
-    directory, a sample file under another name): collecting it is an error."""
-
-    def __init__(self, *, error: SampleFileError, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.error = error
-
-    def collect(self) -> Iterable[pytest.Item]:
-        """Report the file's error."""
-        raise self.CollectError(self.error.reason)
-
-
-_SAMPLE_SUFFIXES = (".json", ".yaml", ".yml")
-_SCHEMA_MARK = b"omk.eval-sample-set/"
-
-
-def misnamed_sample_file(path: Path, parent: pytest.Collector) -> AmbiguousSamples | None:
-    """A sample file named on the command line under another name: a collection error saying how
-    to run it (``--omk-samples``), instead of pytest's bare "not found"."""
-    if not path.name.endswith(_SAMPLE_SUFFIXES):
-        return None
-    named = {Path(arg.split("::")[0]).resolve() for arg in parent.config.args}
-    if path.resolve() not in named:
-        return None
-    try:
-        with path.open("rb") as stream:
-            head = stream.read(65536)
-    except OSError:
-        return None
-    if _SCHEMA_MARK not in head:
-        return None
-    shown = display_path(path, parent.config.rootpath)
-    error = SampleFileError(
-        shown,
-        f"this looks like an omk sample file, but only {' and '.join(CANONICAL_NAMES)} are collected by "
-        f"name; run it with --omk-samples {shown} (or list it in the ini key omk_samples)",
-    )
-    return AmbiguousSamples.from_parent(parent, path=path, error=error)

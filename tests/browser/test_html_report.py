@@ -43,9 +43,10 @@ def _opened(browser: ClientConnection, path: Path) -> Page:
 
 
 def _visible_rows(page: Page) -> list[str]:
-    return page.evaluate(
+    found: list[str] = page.evaluate(
         "[...document.querySelectorAll('#samples tbody tr')].filter(r => !r.hidden).map(r => r.cells[0].textContent)"
     )
+    return found
 
 
 def _choose_outcome(page: Page, outcome: str) -> None:
@@ -56,14 +57,15 @@ def _choose_outcome(page: Page, outcome: str) -> None:
 
 
 def _bars(page: Page) -> dict[str, int]:
-    return page.evaluate(
+    found: dict[str, int] = page.evaluate(
         "Object.fromEntries([...document.querySelectorAll('figure.chart')]"
         ".map(f => [f.dataset.chart, f.querySelectorAll('rect.bar').length]))"
     )
+    return found
 
 
 def _name(s: dict[str, Any]) -> str:
-    return s["sample_id"] + (f"[{s['variant']}]" if s.get("variant") else "")
+    return str(s["sample_id"]) + (f"[{s['variant']}]" if s.get("variant") else "")
 
 
 def _expected_distribution_bars(report: dict[str, Any]) -> dict[str, int]:

@@ -127,6 +127,16 @@ def pytest_imports_outside_the_pytest_folder(package: Package) -> set[tuple[str,
     }
 
 
+def private_pytest_outside_compat(package: Package) -> set[str]:
+    """Modules other than the pytest layer's ``compat`` that import pytest's private ``_pytest``."""
+    compat = f"{package.name}.{PYTEST_FOLDER}.compat"
+    return {
+        m
+        for m, deps in package.graph().items()
+        if m != compat and any(d.split(".")[0] == "_pytest" for d in deps)
+    }
+
+
 def module_cycle(package: Package) -> list[str] | None:
     """A circle of modules, or ``None``."""
     return _cycle(
@@ -184,6 +194,10 @@ def test_no_module_imports_upward_or_across_a_forbidden_pair() -> None:
 
 def test_only_the_pytest_layer_imports_pytest() -> None:
     assert pytest_imports_outside_the_pytest_folder(OMK) == set()
+
+
+def test_only_compat_uses_private_pytest_api() -> None:
+    assert private_pytest_outside_compat(OMK) == set()
 
 
 def test_no_circle_of_modules_even_through_lazy_imports() -> None:
@@ -256,10 +270,14 @@ def test_an_upward_import_and_pytest_below_the_plugin_are_caught(tmp_path: Path)
             "run/__init__.py": "",
             "run/pipeline.py": "",
             "loose.py": "",
+            "plugin/__init__.py": "",
+            "plugin/compat.py": "from _pytest.junitxml import xml_key\n",
+            "plugin/junit.py": "import _pytest.junitxml\n",
         },
     )
     assert upward_imports(planted) == {("planted.report.writer", "planted.run.pipeline")}
     assert pytest_imports_outside_the_pytest_folder(planted) == {("planted.report.writer", "pytest")}
+    assert private_pytest_outside_compat(planted) == {"planted.plugin.junit"}
     with pytest.raises(AssertionError, match="in no layer"):
         _layer(planted.folder("planted.loose"))
     assert loose_modules(planted) == {"planted.loose"}

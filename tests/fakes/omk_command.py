@@ -39,10 +39,13 @@ def load_script(option: str | None) -> dict[str, Any]:
     source = option or os.environ.get("OMK_FAKE_SCRIPT")
     if source is None:
         local = Path.cwd() / SCRIPT_FILE
-        return json.loads(local.read_text(encoding="utf-8")) if local.is_file() else {}
-    if source.lstrip().startswith("{"):
-        return json.loads(source)
-    return json.loads(Path(source).read_text(encoding="utf-8"))
+        text = local.read_text(encoding="utf-8") if local.is_file() else "{}"
+    elif source.lstrip().startswith("{"):
+        text = source
+    else:
+        text = Path(source).read_text(encoding="utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
 
 
 def log_request(directory: str | None, request: dict[str, Any]) -> None:

@@ -25,7 +25,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pytest_omk.execute.recording_files import (
+from pytest_omk.execute.openai import DEFAULT_BASE_URL, chat_completions_url
+from pytest_omk.recordings.endpoints import endpoint_key
+from pytest_omk.recordings.files import (
     RESERVED_FIELDS,
     file_name,
     iter_recording_files,
@@ -33,9 +35,6 @@ from pytest_omk.execute.recording_files import (
     render,
     shard_dir,
 )
-
-from pytest_omk.execute.openai import DEFAULT_BASE_URL, chat_completions_url
-from pytest_omk.recordings.endpoints import endpoint_key
 from tests.fakes.fake_llm import FakeLLM, RecordedRequest
 
 REPO = Path(__file__).resolve().parents[2]

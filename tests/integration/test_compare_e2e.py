@@ -103,7 +103,7 @@ def _ab_setup(pytester: pytest.Pytester) -> None:
     write(pytester, "conftest.py", CONFTEST)
     write(pytester, "prompts/a.md", "Answer tersely.")
     write(pytester, "prompts/b.md", "Answer fully.")
-    samples = [
+    samples: list[dict[str, Any]] = [
         {
             "sample_id": f"s{i}",
             "prompt": f"question {i}",
@@ -257,7 +257,7 @@ def test_variants_replace_a_skill_prompt_and_bad_specs_are_usage_errors(pytester
 
 def _repeat_setup(pytester: pytest.Pytester) -> None:
     write(pytester, "conftest.py", CONFTEST)
-    samples = [
+    samples: list[dict[str, Any]] = [
         {
             "sample_id": "flaky",
             "prompt": "p",
@@ -351,7 +351,7 @@ def test_repeat_one_adds_nothing(pytester: pytest.Pytester) -> None:
 
 def _baseline_setup(pytester: pytest.Pytester) -> None:
     write(pytester, "conftest.py", CONFTEST)
-    samples = [
+    samples: list[dict[str, Any]] = [
         {
             "sample_id": f"s{i}",
             "prompt": "p",

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.test_xdist_parity import normalised
 from tests.support import OmkRun, load_report, sample, write_sample_set
+from tests.support.reports import normalised
 
 EXECUTOR = """
 import os

@@ -4,15 +4,12 @@ here), plain lines on a pipe, nothing under ``-q``. Counts lines and events, nev
 from __future__ import annotations
 
 import os
-import pty
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
 from tests.support import sample, write_sample_set
+from tests.support.terminals import run_on_pipe, run_on_pty
 
 LATENCY = 1.5
 """Each call takes this long, far above the status interval below, so lines are certain to appear."""
@@ -32,48 +29,6 @@ def slow_project(pytester: pytest.Pytester, fake_llm: FakeLLM) -> dict[str, str]
         "OPENAI_API_KEY": "sk-status-line-4d5e6f70",
         "COLUMNS": "120",
     }
-
-
-ARGS = [
-    "-m",
-    "pytest",
-    "-p",
-    "no:cacheprovider",
-    "-p",
-    "no:randomly",
-    "--omk-executor=openai",
-    "--omk-judge=none",
-    "--omk-record-mode=off",
-    "--omk-concurrency=1",
-]
-
-
-def run_on_pty(cwd: Path, env: dict[str, str], *args: str) -> str:
-    """Run pytest with a pseudo-terminal as its stdout and stderr; return everything it wrote."""
-    master, slave = pty.openpty()
-    process = subprocess.Popen(
-        [sys.executable, *ARGS, *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave
-    )
-    os.close(slave)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:  # EIO: the child closed the terminal
-            break
-        if not data:
-            break
-        chunks.append(data)
-    process.wait(timeout=120)
-    os.close(master)
-    return b"".join(chunks).decode("utf-8", "replace")
-
-
-def run_on_pipe(cwd: Path, env: dict[str, str], *args: str) -> str:
-    done = subprocess.run(
-        [sys.executable, *ARGS, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
-    )
-    return done.stdout
 
 
 def test_on_a_terminal_the_status_is_rewritten_in_place_and_erased(

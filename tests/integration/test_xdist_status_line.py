@@ -14,8 +14,8 @@ import re
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.integration.test_status_line import run_on_pipe, run_on_pty
 from tests.support import sample, write_sample_set
+from tests.support.terminals import run_on_pipe, run_on_pty
 
 pytest.importorskip("xdist")
 

@@ -6,28 +6,15 @@ Both examples run offline from their committed recordings (copied, with the exam
 
 from __future__ import annotations
 
-import re
 import shutil
 from pathlib import Path
 
 import pytest
 
 from tests.support import OmkRun, load_report
+from tests.support.reports import normalised
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-
-TIMING_FIELDS = ("createdAt", "startedAt", "durationS", "latencyMs", "durationApiMs")
-"""The only fields allowed to differ: when the run started and the report was written
-(``startedAt``, ``createdAt``), how long the run took (``durationS``) and how long calls took (``latencyMs``, ``durationApiMs``; a replay reports the recorded value, so they match
-here, but a live run measures them)."""
-_TIMING = re.compile(
-    rb'"(' + b"|".join(f.encode() for f in TIMING_FIELDS) + rb')": ("[^"]*"|-?[0-9][0-9.eE+-]*|null)'
-)
-
-
-def normalised(report: Path) -> bytes:
-    """The report's bytes with the value of every timing field replaced by a placeholder."""
-    return _TIMING.sub(rb'"\1": "<timing>"', report.read_bytes())
 
 
 @pytest.mark.parametrize("example", ["quickstart", "ab-compare"])

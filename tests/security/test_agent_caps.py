@@ -93,7 +93,8 @@ def run_agent(pytester: pytest.Pytester, sample: dict[str, Any]) -> dict[str, An
         "no:anyio",
     )
     document = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
-    return {s["sample_id"]: s for s in document["samples"]}[sample["sample_id"]]
+    found: dict[str, Any] = {s["sample_id"]: s for s in document["samples"]}[sample["sample_id"]]
+    return found
 
 
 @probe("size cap")
@@ -145,7 +146,8 @@ def test_a_working_directory_over_the_copy_cap_is_an_execution_error(
 
 @probe("sandbox")
 def test_the_run_names_each_gap_of_the_sandbox() -> None:
-    assert Sandbox(None).notice is not None and Sandbox(None).notice.startswith(UNSANDBOXED_NOTICE)
+    notice = Sandbox(None).notice
+    assert notice is not None and notice.startswith(UNSANDBOXED_NOTICE)
     dropped = Sandbox("/usr/bin/bwrap", "/usr/bin/setpriv", 65534)
     assert dropped.notice is None
     if os.geteuid() == 0:

@@ -24,7 +24,7 @@ from pytest_omk.models.results import ExecutionResult
 from pytest_omk.resolve.content import html_to_text
 from pytest_omk.resolve.safe_http import SafeHttpFetcher, blocked_range
 from tests.fakes.doc_server import DocServer, Page
-from tests.unit.resolve.test_safe_http import LOOP, StubDns
+from tests.support.dns import LOOP, StubDns
 
 probe = pytest.mark.probe
 KEY = "sk-probe-0123456789abcdef0123"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +45,7 @@ def make_ctx(
 
 
 def read_all(
-    assertions: list[Mapping[str, Any]],
+    assertions: Sequence[Mapping[str, Any]],
     output: str = "",
     *,
     sample_fields: Mapping[str, Any] | None = None,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -79,3 +80,17 @@ def load_report(path: Path) -> dict[str, Any]:
 def report_samples(document: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """The report's samples keyed by ``sample_id``."""
     return {s["sample_id"]: s for s in document["samples"]}
+
+
+TIMING_FIELDS = ("createdAt", "startedAt", "durationS", "latencyMs", "durationApiMs")
+"""The only fields allowed to differ: when the run started and the report was written
+(``startedAt``, ``createdAt``), how long the run took (``durationS``) and how long calls took (``latencyMs``, ``durationApiMs``; a replay reports the recorded value, so they match
+here, but a live run measures them)."""
+_TIMING = re.compile(
+    rb'"(' + b"|".join(f.encode() for f in TIMING_FIELDS) + rb')": ("[^"]*"|-?[0-9][0-9.eE+-]*|null)'
+)
+
+
+def normalised(report: Path) -> bytes:
+    """The report's bytes with the value of every timing field replaced by a placeholder."""
+    return _TIMING.sub(rb'"\1": "<timing>"', report.read_bytes())

@@ -16,6 +16,7 @@ import yaml
 from pytest_omk.grade.registry import grade_sample
 from pytest_omk.grade.scoring import Scores, judge_layer, mean_score, ratio_to_score, score_sample
 from pytest_omk.js.numbers import round2, round3
+from pytest_omk.judge.judge import JUDGED_ASSERTIONS
 from pytest_omk.models.results import Reading
 from tests.support.grading import make_ctx, make_sample
 
@@ -107,10 +108,12 @@ def check_judged(
 ) -> None:
     sample = make_sample(*assertions, context=context)
     parsed = sample.assertions or []
-    judged = {
-        i: (Reading.passed if score >= a.threshold else Reading.failed)(f"score {score}", score=score)  # type: ignore[attr-defined]
-        for i, (a, score) in enumerate(zip(parsed, judge_scores, strict=True))
-    }
+    judged = {}
+    for i, (a, score) in enumerate(zip(parsed, judge_scores, strict=True)):
+        assert isinstance(a, JUDGED_ASSERTIONS)
+        judged[i] = (Reading.passed if score >= a.threshold else Reading.failed)(
+            f"score {score}", score=score
+        )
     readings = grade_sample(parsed, make_ctx(sample, output, judge_readings=judged))
     assert [r.status == "pass" for r in readings] == passed
     assert score_sample(parsed, readings, judge=None) == expected

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from pytest_omk.js.numbers import to_fixed
@@ -25,7 +27,7 @@ def test_to_fixed_is_half_up_on_the_binary_value(
 
 
 def test_the_run_totals_use_the_javascript_rounding() -> None:
-    row = {
+    row: dict[str, Any] = {
         "outcome": "passed",
         "rubric": {},
         "assertions": [],

@@ -269,7 +269,8 @@ class TestAssertions:
         resolved = ResolvedText("RESOLVED PROMPT", "RESOLVED CTX")
         asyncio.run(judge.judge(plan, resolved, ExecutionResult(output="OUT")))
         by_template = {
-            r.template.split("/")[0] + ("+ref" if "OWN-REF" in r.prompt else ""): r for r in fake.requests
+            (r.template or "").split("/")[0] + ("+ref" if "OWN-REF" in r.prompt else ""): r
+            for r in fake.requests
         }
         assert set(by_template) == {
             "omk-semantic-similarity", "omk-faithfulness", "omk-faithfulness+ref", "omk-answer-relevancy", "omk-context-recall",
@@ -282,10 +283,8 @@ class TestAssertions:
         assert "REF-RECALL" in by_template["omk-context-recall"].prompt
         for request in fake.requests:
             assert "<omk:output>\nOUT\n</omk:output>" in request.prompt
-            assert (
-                request.template
-                == TEMPLATES[request.template.split("/")[0][4:].replace("-", "_")].template_id()
-            )
+            template = request.template or ""
+            assert template == TEMPLATES[template.split("/")[0][4:].replace("-", "_")].template_id()
 
 
 class TestConcurrency:

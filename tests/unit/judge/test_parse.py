@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from pytest_omk.judge.parse import (
@@ -16,6 +18,8 @@ from pytest_omk.judge.parse import (
     parse_rubric_reply,
 )
 
+Parse = Callable[[str], JudgeReply | str]
+
 GOOD = '{"reasoning": "covers both points", "score": 4, "reason": "accurate and complete"}'
 FENCED = '```json\n{"score": 4, "reason": "fine"}\n```'
 PREFIXED = 'Here is my verdict: {"score": 2, "reason": "misses the point"} Thanks!'
@@ -23,24 +27,24 @@ PREFIXED = 'Here is my verdict: {"score": 2, "reason": "misses the point"} Thank
 
 @pytest.mark.parametrize("parse", [parse_rubric_reply, parse_assertion_reply])
 class TestBothKinds:
-    def test_valid_reply(self, parse) -> None:
+    def test_valid_reply(self, parse: Parse) -> None:
         assert parse(GOOD) == JudgeReply(4, "accurate and complete")
 
-    def test_surrounding_whitespace_is_trimmed(self, parse) -> None:
+    def test_surrounding_whitespace_is_trimmed(self, parse: Parse) -> None:
         assert parse(f"\n  {GOOD}\u00a0\n") == (4, "accurate and complete")
 
-    def test_integer_valued_float_is_an_integer(self, parse) -> None:
+    def test_integer_valued_float_is_an_integer(self, parse: Parse) -> None:
         # JSON has one number type: 4.0 is the integer 4, as JavaScript's Number.isInteger says.
         assert parse('{"score": 4.0, "reason": "ok"}') == (4, "ok")
 
     @pytest.mark.parametrize("text", ["", "   ", "The answer is good, score 4.", "4"])
-    def test_not_json(self, parse, text: str) -> None:
+    def test_not_json(self, parse: Parse, text: str) -> None:
         assert parse(text) == NOT_JSON
 
     @pytest.mark.parametrize(
         "text", ['{"score": 4, "reason": "ok",}', "{score: 4}", '{"score": NaN, "reason": "x"}']
     )
-    def test_malformed_json(self, parse, text: str) -> None:
+    def test_malformed_json(self, parse: Parse, text: str) -> None:
         assert parse(text) == MALFORMED
 
     @pytest.mark.parametrize(
@@ -57,17 +61,17 @@ class TestBothKinds:
             ("-3", "judge reply: score -3 is outside the range 1-5"),
         ],
     )
-    def test_bad_scores(self, parse, value: str, defect: str) -> None:
+    def test_bad_scores(self, parse: Parse, value: str, defect: str) -> None:
         assert parse(f'{{"score": {value}, "reason": "because"}}') == defect
 
-    def test_missing_score(self, parse) -> None:
+    def test_missing_score(self, parse: Parse) -> None:
         assert parse('{"reason": "no score given"}') == NO_SCORE
 
     @pytest.mark.parametrize("reason", ['""', '"   "', '"\\u3000"', "null", "5", '["text"]'])
-    def test_blank_or_non_string_reason(self, parse, reason: str) -> None:
+    def test_blank_or_non_string_reason(self, parse: Parse, reason: str) -> None:
         assert parse(f'{{"score": 3, "reason": {reason}}}') == NO_REASON
 
-    def test_missing_reason(self, parse) -> None:
+    def test_missing_reason(self, parse: Parse) -> None:
         assert parse('{"score": 3}') == NO_REASON
         assert parse('{"score": 3, "reasoning": "long analysis"}') == NO_REASON
 

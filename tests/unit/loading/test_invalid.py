@@ -307,7 +307,8 @@ def _nested(levels: int, leaf: str) -> str:
 
 @pytest.mark.parametrize("leaf", ["1", '"s"', "[]", "{}", "[1]", '{"a": 1}'])
 def test_nesting_is_allowed_to_exactly_64_levels_below_the_root(leaf: str) -> None:
-    from pytest_omk.loading.parse import MAX_DEPTH, parse_text
+    from pytest_omk.loading.parse import parse_text
+    from pytest_omk.loading.parsed import MAX_DEPTH
 
     # The root object is level 0 and "deep" adds one: a leaf that is itself a non-empty container
     # adds a level of its own.

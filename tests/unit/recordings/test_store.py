@@ -12,7 +12,7 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -592,13 +592,16 @@ def test_a_labels_file_name_is_made_once_for_all_its_calls(
 ) -> None:
     # A sample's executor call, judge calls and repeats share its label (the sample id): its slug
     # (Unicode normalisation and scrubbing) is made once, and every recording still carries it.
-    from pytest_omk.recordings import naming
+    from pytest_omk.recordings import files, naming
 
     slugs: list[str] = []
-    real = naming.slugify
-    monkeypatch.setattr(
-        naming, "slugify", lambda label, secrets=(): slugs.append(label) or real(label, secrets)
-    )
+    real = files.slugify
+
+    def counted(label: str, secrets: Iterable[str] = ()) -> str:
+        slugs.append(label)
+        return real(label, secrets)
+
+    monkeypatch.setattr(naming, "slugify", counted)
     recordings = store(rec_dir)
     for prompt in ("one", "two", "three"):
         call(recordings, request(prompt=prompt, sample_id="Grüße an Ada"), Live())

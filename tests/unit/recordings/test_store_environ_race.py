@@ -29,7 +29,7 @@ class _RacingEnviron(dict[str, str]):
         type(self).iterations += 1
         raise KeyError("PYTEST_CURRENT_TEST")
 
-    def items(self):  # type: ignore[no-untyped-def, override]
+    def items(self):  # type: ignore[no-untyped-def]
         type(self).iterations += 1
         raise KeyError("PYTEST_CURRENT_TEST")
 

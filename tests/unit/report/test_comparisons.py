@@ -93,6 +93,6 @@ def test_coverage_lines_and_blocks() -> None:
         "  capability  samples  pass rate  composite",
         "  qa                2       0.50       3.50",
     ]
-    analysis = {"variants": [], "comparisons": [], "baseline": None, "coverage": section}
+    analysis: dict[str, Any] = {"variants": [], "comparisons": [], "baseline": None, "coverage": section}
     assert comparison_lines(analysis, message=None, coverage=False) == []
     assert comparison_lines(analysis, message=None, coverage=True)[:2] == ["", "coverage by capability:"]

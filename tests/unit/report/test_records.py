@@ -14,7 +14,7 @@ from typing import Any
 from pytest_omk.grade.verdict import verdict
 from pytest_omk.models import Sample
 from pytest_omk.models.report import SampleRecord
-from pytest_omk.models.results import ExecutionResult, Reading
+from pytest_omk.models.results import ExecutionResult, Reading, ToolCall
 from pytest_omk.models.run import ExecutionRequest, JudgeOutcome, ResolvedText, SampleRun
 from pytest_omk.plugin.subtests import fill_record
 from pytest_omk.report.records import metadata_of, new_record
@@ -58,7 +58,7 @@ def _run(
         outputTokens=tokens,
         cacheReadTokens=tokens,
         replayed=True,
-        toolCalls=tools,
+        toolCalls=None if tools is None else [ToolCall.model_validate(t) for t in tools],
     )
     return SampleRun(
         execution,

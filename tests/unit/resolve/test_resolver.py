@@ -104,7 +104,7 @@ def test_each_url_is_fetched_once_for_concurrent_samples(server: DocServer, make
     plans = [plan(f"s{i}", f"Doc {i}: {url}") for i in range(5)]
 
     async def all_samples() -> list[ResolvedText]:
-        return await asyncio.gather(*(resolver.resolve(p) for p in plans))
+        return list(await asyncio.gather(*(resolver.resolve(p) for p in plans)))
 
     results = run(resolver, all_samples)
     assert [r.prompt for r in results] == [f"Doc {i}: {url}{block('shared doc')}" for i in range(5)]
@@ -149,9 +149,11 @@ def test_one_failing_url_only_fails_the_samples_that_use_it(server: DocServer, m
     resolver.register([good_plan, bad_plan], name="eval-samples.json")
 
     async def both() -> list[Any]:
-        return await asyncio.gather(
-            resolver.resolve(good_plan), resolver.resolve(bad_plan), return_exceptions=True
-        )
+        return [
+            *await asyncio.gather(
+                resolver.resolve(good_plan), resolver.resolve(bad_plan), return_exceptions=True
+            )
+        ]
 
     good, failed = run(resolver, both)
     assert isinstance(good, ResolvedText) and good.urls[0]["url"] == ok

@@ -19,29 +19,10 @@ import pytest
 from pytest_omk.resolve.content import check_content_type, html_to_text
 from pytest_omk.resolve.safe_http import REQUEST_HEADERS, FetchError, SafeHttpFetcher, blocked_range
 from tests.fakes.doc_server import DocServer, Page, endless, trickle
+from tests.support.dns import LOOP, StubDns
 
-LOOP = "loop.fixture.dev"
 PUBLIC = "93.184.216.34"  # a public address no test ever connects to
 MiB = 1_048_576
-
-
-class StubDns:
-    """Answers from a table (a list, or a list per call for rebinding) and logs every lookup."""
-
-    def __init__(self, table: dict[str, Any]) -> None:
-        self.table = table
-        self.lookups: list[str] = []
-
-    async def __call__(self, host: str) -> list[str]:
-        self.lookups.append(host)
-        answer = self.table.get(host)
-        if answer is None:
-            raise OSError(f"stub DNS has no record for {host}")
-        if isinstance(answer, Exception):
-            raise answer
-        if answer and isinstance(answer[0], list):
-            return list(answer[min(self.lookups.count(host), len(answer)) - 1])
-        return list(answer)
 
 
 def run(coro: Awaitable[Any]) -> Any:
@@ -58,7 +39,8 @@ def fetch(fetcher: SafeHttpFetcher, url: str) -> str:
         finally:
             await fetcher.aclose()
 
-    return run(go())
+    text: str = run(go())
+    return text
 
 
 def refusing_transport() -> httpx.MockTransport:

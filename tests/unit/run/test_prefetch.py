@@ -63,7 +63,7 @@ def test_fills_to_its_size_in_order_and_tops_up_in_one_batch_at_the_mark() -> No
 
 
 def test_never_more_than_size_waiting_and_every_item_started_once() -> None:
-    host = Host(skipped={"i3", "i7"})
+    host = Host(skipped=frozenset({"i3", "i7"}))
     items, made = window(host, 30, size=4, refill_at=1)
     made.fill()
     for item in items:
