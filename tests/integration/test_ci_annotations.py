@@ -30,8 +30,10 @@ samples:
     assertions:
       - type: contains
         value: gamma
-      - type: cost_max
-        value: 1
+    rubric:
+      clarity:
+        criterion: the reply is clear
+        weight: 1
 """
 ANNOTATION = re.compile(r"^::(error|warning|notice)( [^:]*)?::(.*)$", re.MULTILINE)
 
@@ -46,10 +48,18 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
+def unescape(value: str) -> str:
+    """A workflow command's property value as GitHub reads it."""
+    for escaped, plain in (("%3A", ":"), ("%2C", ","), ("%0D", "\r"), ("%0A", "\n"), ("%25", "%")):
+        value = value.replace(escaped, plain)
+    return value
+
+
 def annotations(text: str) -> list[tuple[str, dict[str, str], str]]:
+    """``(level, properties, message)`` of each workflow command printed (the message left escaped)."""
     found = []
     for level, props, message in ANNOTATION.findall(text):
-        fields = dict(part.split("=", 1) for part in props.strip().split(",") if part)
+        fields = {k: unescape(v) for k, v in (part.split("=", 1) for part in props.strip().split(",") if part)}
         found.append((level, fields, message))
     return found
 
@@ -73,7 +83,7 @@ def test_missing_evidence_is_a_warning_under_strict(omk_run: OmkRun, monkeypatch
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     found = annotations(omk_run("--omk-executor=echo", "--omk-strict").stdout.str())
     warnings = [fields for level, fields, _ in found if level == "warning"]
-    assert [w["line"] for w in warnings] == [str(line_of("cost_max"))]
+    assert [w["line"] for w in warnings] == [str(line_of("clarity:"))]
 
 
 @pytest.mark.usefixtures("project")
