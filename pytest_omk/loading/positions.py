@@ -9,6 +9,7 @@ assume well-formed JSON; a file that changed since, or cannot be read, gives no 
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -43,120 +44,207 @@ class SampleLines:
         return node.line
 
 
+class FileLines:
+    """The check lines of one file's samples, each read when first asked for.
+
+    JSON: the ``samples`` array's items are found once (C speed), then only the samples asked for
+    are walked. YAML: the whole file's parse events are read at the first question.
+    """
+
+    def __init__(self, text: str, *, yaml_format: bool) -> None:
+        self._yaml: list[SampleLines] | None = None
+        self._text = text
+        self._json: _JsonWalk | None = None
+        self._items: list[int] | None = None
+        self._is_yaml = yaml_format
+
+    def sample(self, index: int) -> SampleLines | None:
+        """The lines of the sample at ``index`` in the file's ``samples`` array (``None``: unknown)."""
+        if self._is_yaml:
+            if self._yaml is None:
+                self._yaml = _yaml_lines(self._text)
+            return self._yaml[index] if index < len(self._yaml) else None
+        if self._json is None:
+            self._json = _JsonWalk(self._text)
+            self._items = _json_samples(self._json)
+        assert self._items is not None
+        if index >= len(self._items):
+            return None
+        try:
+            return self._json.sample(self._items[index])
+        except (ValueError, IndexError):
+            return None
+
+
 def check_lines(text: str, *, yaml_format: bool) -> list[SampleLines]:
     """Each sample's check lines, by the sample's index in the file's ``samples`` array."""
-    return _yaml_lines(text) if yaml_format else _json_lines(text)
+    lines = FileLines(text, yaml_format=yaml_format)
+    found: list[SampleLines] = []
+    while (sample := lines.sample(len(found))) is not None:
+        found.append(sample)
+    return found
+
+
+# --- one skeleton for both formats --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Node:
+    """A value's line, and for a container its children (a dict by key, a list by index)."""
+
+    line: int
+    value: Any = None
+
+
+class _Skeleton:
+    """Builds the containers' skeleton from a stream of parse events, each with its line.
+
+    Scalars are kept only as lines: nothing of the values is needed, and not building them keeps
+    a large file's pass short. A mapping's entry takes its key's line.
+    """
+
+    def __init__(self) -> None:
+        self.root: _Node | None = None
+        self._stack: list[tuple[Any, list[Any]]] = []
+        """Each open container and its pending key (``[None]`` until a mapping's key is read)."""
+
+    def value(self, line: int, container: Any = None) -> None:
+        """A value starts at ``line``: a scalar, or a new container (``{}`` or ``[]``) to fill."""
+        if not self._stack:
+            self.root = _Node(line, container)
+        else:
+            parent, pending = self._stack[-1]
+            if isinstance(parent, list):
+                parent.append(_Node(line, container))
+            elif pending[0] is None:
+                pending[0] = line  # a key (its text is given to ``key``)
+                return
+            else:
+                name, key_line = pending[1], pending[0]
+                parent[name] = _Node(key_line, container)
+                pending[0] = None
+        if container is not None:
+            self._stack.append((container, [None, None]))
+
+    def key(self, name: str, line: int) -> None:
+        """The next mapping key, read as text (JSON's strings, YAML's scalars)."""
+        pending = self._stack[-1][1]
+        pending[0], pending[1] = line, name
+
+    def wants_key(self) -> bool:
+        """Whether the next scalar is a mapping's key."""
+        return bool(self._stack) and isinstance(self._stack[-1][0], dict) and self._stack[-1][1][0] is None
+
+    def close(self) -> None:
+        self._stack.pop()
 
 
 # --- YAML ----------------------------------------------------------------------------------------
 
 
 def _yaml_lines(text: str) -> list[SampleLines]:
+    """Parse events (libyaml's when available), not the composed graph: a fifth of the time."""
     import yaml
 
     loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    skeleton = _Skeleton()
+    starts = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
+    ends = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
     try:
-        root = yaml.compose(text.removeprefix("\ufeff"), Loader=loader)
-    except yaml.YAMLError:
+        for event in yaml.parse(text.removeprefix("\ufeff"), Loader=loader):
+            mark: Any = event.start_mark
+            line = mark.line + 1
+            if isinstance(event, yaml.ScalarEvent):
+                if skeleton.wants_key():
+                    skeleton.key(str(event.value), line)
+                else:
+                    skeleton.value(line)
+            elif isinstance(event, starts):
+                skeleton.value(line, {} if isinstance(event, yaml.MappingStartEvent) else [])
+            elif isinstance(event, ends):
+                skeleton.close()
+            elif isinstance(event, yaml.AliasEvent):
+                skeleton.value(line)
+    except (yaml.YAMLError, IndexError):
         return []
-    samples = _entry(root, "samples")
-    if not isinstance(samples, yaml.SequenceNode):
-        return []
-    return [_yaml_sample(node) for node in samples.value]
-
-
-def _entry(node: Any, key: str) -> Any:
-    import yaml
-
-    if not isinstance(node, yaml.MappingNode):
-        return None
-    return next((value for k, value in node.value if getattr(k, "value", None) == key), None)
-
-
-def _yaml_check(node: Any) -> CheckLine:
-    import yaml
-
-    children = _entry(node, "children")
-    nested = [_yaml_check(child) for child in children.value] if isinstance(children, yaml.SequenceNode) else []
-    return CheckLine(node.start_mark.line + 1, nested)
-
-
-def _yaml_sample(node: Any) -> SampleLines:
-    import yaml
-
-    assertions = _entry(node, "assertions")
-    rubric = _entry(node, "rubric")
-    return SampleLines(
-        [_yaml_check(a) for a in assertions.value] if isinstance(assertions, yaml.SequenceNode) else [],
-        {str(k.value): k.start_mark.line + 1 for k, _ in rubric.value} if isinstance(rubric, yaml.MappingNode) else {},
-    )
+    return _from_skeleton(skeleton.root)
 
 
 # --- JSON ----------------------------------------------------------------------------------------
 
-# Strings first (their text may hold any punctuation), then structure, then any other literal.
-_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[{}\[\],:]|[^\s{}\[\],:"]+')
+_SPACE = re.compile(r"[ \t\n\r]*")
 
 
-class _Frame:
-    """One open container while scanning: its node, and the key or index its next value takes."""
+class _JsonWalk:
+    """Walks only the containers on the way to the checks; every other value is skipped by the
+    standard library's C decoder (``raw_decode`` from its first character), so a large file's long
+    prompts and outputs cost C time, not a Python loop over their tokens."""
 
-    __slots__ = ("index", "key", "node", "wants_key")
+    def __init__(self, text: str) -> None:
+        import json
 
-    def __init__(self, node: Any) -> None:
-        self.node = node
-        self.key: str | None = None
-        self.index = 0
-        self.wants_key = isinstance(node, dict)
+        self.text = text
+        self._decode = json.JSONDecoder().raw_decode
+        self._newlines = [m.start() for m in re.finditer("\n", text)]
+
+    def line(self, offset: int) -> int:
+        return bisect.bisect_left(self._newlines, offset) + 1
+
+    def space(self, at: int) -> int:
+        return _SPACE.match(self.text, at).end()  # type: ignore[union-attr]
+
+    def _skip(self, at: int) -> int:
+        return int(self._decode(self.text, at)[1])
+
+    def entries(self, at: int) -> dict[str, tuple[int, int]]:
+        """An object's members: key -> (the key's offset, the value's offset)."""
+        found: dict[str, tuple[int, int]] = {}
+        if self.text[at] != "{":
+            return found
+        at = self.space(at + 1)
+        while self.text[at] != "}":
+            key, after = self._decode(self.text, at)
+            value = self.space(self.space(after) + 1)  # past the colon
+            found.setdefault(str(key), (at, value))
+            at = self.space(self._skip(value))
+            if self.text[at] == ",":
+                at = self.space(at + 1)
+        return found
+
+    def items(self, at: int) -> list[int]:
+        """An array's items' offsets."""
+        found: list[int] = []
+        if self.text[at] != "[":
+            return found
+        at = self.space(at + 1)
+        while self.text[at] != "]":
+            found.append(at)
+            at = self.space(self._skip(at))
+            if self.text[at] == ",":
+                at = self.space(at + 1)
+        return found
+
+    def check(self, at: int) -> CheckLine:
+        children = self.entries(at).get("children")
+        nested = [self.check(child) for child in self.items(children[1])] if children else []
+        return CheckLine(self.line(at), nested)
+
+    def sample(self, at: int) -> SampleLines:
+        members = self.entries(at)
+        assertions, rubric = members.get("assertions"), members.get("rubric")
+        return SampleLines(
+            [self.check(item) for item in self.items(assertions[1])] if assertions else [],
+            {name: self.line(key) for name, (key, _) in self.entries(rubric[1]).items()} if rubric else {},
+        )
 
 
-def _json_lines(text: str) -> list[SampleLines]:
-    """Scan the text once, building a skeleton of the containers with the line each starts on;
-    then read the checks' lines off the skeleton as the YAML walk does off its nodes."""
-    import json
-
-    root: Any = None
-    stack: list[_Frame] = []
-    line, position = 1, 0
-    for match in _TOKEN.finditer(text):
-        start = match.start()
-        line += text.count("\n", position, start)
-        position = start
-        token = match.group()
-        top = stack[-1] if stack else None
-        if token in ",:":
-            if token == "," and top is not None:
-                top.wants_key = isinstance(top.node, dict)
-                top.index += 1
-            continue
-        if token in "}]":
-            stack.pop()
-            continue
-        if top is not None and top.wants_key:
-            try:
-                top.key = json.loads(token)
-            except ValueError:
-                return []
-            top.node[top.key] = _Node(line)  # the entry's line is its key's
-            top.wants_key = False
-            continue
-        value: Any = {} if token == "{" else [] if token == "[" else None
-        here = _Node(line, value)
-        if top is None:
-            root = here
-        elif isinstance(top.node, dict):
-            top.node[top.key] = _Node(top.node[top.key].line, value)
-        else:
-            top.node.append(here)
-        if value is not None:
-            stack.append(_Frame(value))
-    return _from_skeleton(root)
-
-
-@dataclass(frozen=True)
-class _Node:
-    line: int
-    value: Any = None
+def _json_samples(walk: _JsonWalk) -> list[int]:
+    """The offsets of the ``samples`` array's items (none when the text is not as validated)."""
+    try:
+        samples = walk.entries(walk.space(0)).get("samples")
+        return walk.items(samples[1]) if samples else []
+    except (ValueError, IndexError):
+        return []
 
 
 def _from_skeleton(root: _Node | None) -> list[SampleLines]:
@@ -168,7 +256,7 @@ def _from_skeleton(root: _Node | None) -> list[SampleLines]:
         assertions, rubric = _get(sample, "assertions"), _get(sample, "rubric")
         result.append(
             SampleLines(
-                [_json_check(a) for a in assertions.value] if assertions and isinstance(assertions.value, list) else [],
+                [_check(a) for a in assertions.value] if assertions and isinstance(assertions.value, list) else [],
                 {name: node.line for name, node in rubric.value.items()} if rubric and isinstance(rubric.value, dict) else {},
             )
         )
@@ -182,7 +270,7 @@ def _get(node: _Node | None, key: str) -> _Node | None:
     return found
 
 
-def _json_check(node: _Node) -> CheckLine:
+def _check(node: _Node) -> CheckLine:
     children = _get(node, "children")
-    nested = [_json_check(c) for c in children.value] if children and isinstance(children.value, list) else []
+    nested = [_check(c) for c in children.value] if children and isinstance(children.value, list) else []
     return CheckLine(node.line, nested)
