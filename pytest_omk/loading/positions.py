@@ -256,8 +256,12 @@ def _from_skeleton(root: _Node | None) -> list[SampleLines]:
         assertions, rubric = _get(sample, "assertions"), _get(sample, "rubric")
         result.append(
             SampleLines(
-                [_check(a) for a in assertions.value] if assertions and isinstance(assertions.value, list) else [],
-                {name: node.line for name, node in rubric.value.items()} if rubric and isinstance(rubric.value, dict) else {},
+                [_check(a) for a in assertions.value]
+                if assertions and isinstance(assertions.value, list)
+                else [],
+                {name: node.line for name, node in rubric.value.items()}
+                if rubric and isinstance(rubric.value, dict)
+                else {},
             )
         )
     return result

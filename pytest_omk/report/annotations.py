@@ -43,6 +43,7 @@ class Finding:
 
     @property
     def title(self) -> str:
+        """What the annotation is titled: the sample and the check."""
         return f"{self.nodeid} · {self.check}"
 
     @property
@@ -58,7 +59,9 @@ def findings(samples: Iterable[Mapping[str, Any]], *, strict: bool) -> list[Find
         where = (str(sample.get("file", "")), str(sample.get("nodeid", "")))
         if sample.get("outcome") == "error":
             message = str(sample.get("error") or "the sample's model call failed")
-            found.append(Finding("error", where[0], sample.get("line"), where[1], "sample", "sample", message))
+            found.append(
+                Finding("error", where[0], sample.get("line"), where[1], "sample", "sample", message)
+            )
             continue
         for entry in sample.get("assertions") or []:
             level = _level(entry.get("status"), strict)
@@ -68,7 +71,9 @@ def findings(samples: Iterable[Mapping[str, Any]], *, strict: bool) -> list[Find
         for name, entry in (sample.get("rubric") or {}).items():
             level = _level(entry.get("status"), strict)
             if level is not None:
-                found.append(_finding(level, where, entry, f"rubric: {name}", "rubric", sample, reason="reason"))
+                found.append(
+                    _finding(level, where, entry, f"rubric: {name}", "rubric", sample, reason="reason")
+                )
     return found
 
 
@@ -81,8 +86,14 @@ def _level(status: object, strict: bool) -> Level | None:
 
 
 def _finding(
-    level: Level, where: tuple[str, str], entry: Mapping[str, Any], check: str, kind: str,
-    sample: Mapping[str, Any], *, reason: str = "message",
+    level: Level,
+    where: tuple[str, str],
+    entry: Mapping[str, Any],
+    check: str,
+    kind: str,
+    sample: Mapping[str, Any],
+    *,
+    reason: str = "message",
 ) -> Finding:
     line = entry.get("line") or sample.get("line")
     message = str(entry.get(reason) or entry.get("message") or check)
@@ -112,7 +123,11 @@ def _inert(text: str, scrub: Callable[[str], str]) -> str:
 
 
 def github_commands(
-    found: Sequence[Finding], *, scrub: Callable[[str], str], path: Callable[[str], str] = str, limit: int = GITHUB_LIMIT
+    found: Sequence[Finding],
+    *,
+    scrub: Callable[[str], str],
+    path: Callable[[str], str] = str,
+    limit: int = GITHUB_LIMIT,
 ) -> list[str]:
     """``::error file=…,line=…,title=…::…`` per finding, at most ``limit`` of each level, then one
     ``::notice`` saying how many were left out. ``path`` maps a report path to the repository's."""

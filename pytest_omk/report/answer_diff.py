@@ -41,7 +41,10 @@ def terminal_lines(samples: Sequence[Doc]) -> list[str]:
     changed = changed_answers(samples)
     if not changed:
         return []
-    return [f"answers changed by re-recording: {len(changed)}", *(f"  {s.get('nodeid', '')}" for s in changed)]
+    return [
+        f"answers changed by re-recording: {len(changed)}",
+        *(f"  {s.get('nodeid', '')}" for s in changed),
+    ]
 
 
 def markdown_section(samples: Sequence[Doc]) -> list[str]:

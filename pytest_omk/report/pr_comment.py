@@ -25,8 +25,12 @@ def pr_comment_section(document: Doc) -> list[str]:
     if not baseline:
         return []
     changed = sorted(baseline.get("changed") or [], key=_order)
-    failing = [c for c in changed if c.get("outcome") in _FAILING and c.get("baselineOutcome") not in _FAILING]
-    passing = [c for c in changed if c.get("outcome") not in _FAILING and c.get("baselineOutcome") in _FAILING]
+    failing = [
+        c for c in changed if c.get("outcome") in _FAILING and c.get("baselineOutcome") not in _FAILING
+    ]
+    passing = [
+        c for c in changed if c.get("outcome") not in _FAILING and c.get("baselineOutcome") in _FAILING
+    ]
     moved = [c for c in changed if c not in failing and c not in passing]
     unchanged = int(baseline.get("matched", 0)) - len(changed)
     lines = [
@@ -65,7 +69,14 @@ def _outcome_table(title: str, changes: Sequence[Mapping[str, Any]]) -> list[str
         f"| {cell(c.get('nodeid', ''))} | {cell(c.get('baselineOutcome'))} → {cell(c.get('outcome'))} | {_move(c, 'composite')} |"
         for c in changes
     ]
-    return ["", f"**{title} ({len(changes)})**", "", "| sample | outcome | composite |", "|---|---|---:|", *rows]
+    return [
+        "",
+        f"**{title} ({len(changes)})**",
+        "",
+        "| sample | outcome | composite |",
+        "|---|---|---:|",
+        *rows,
+    ]
 
 
 def _score_table(changes: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -73,7 +84,16 @@ def _score_table(changes: Sequence[Mapping[str, Any]]) -> list[str]:
         return []
     head = "| sample | outcome | " + " | ".join(SCORE_COLUMNS) + " |"
     rows = [
-        f"| {cell(c.get('nodeid', ''))} | {cell(c.get('outcome'))} | " + " | ".join(_move(c, layer) for layer in SCORE_COLUMNS) + " |"
+        f"| {cell(c.get('nodeid', ''))} | {cell(c.get('outcome'))} | "
+        + " | ".join(_move(c, layer) for layer in SCORE_COLUMNS)
+        + " |"
         for c in changes
     ]
-    return ["", f"**Score changes ({len(changes)})**", "", head, "|---|---|" + "---:|" * len(SCORE_COLUMNS), *rows]
+    return [
+        "",
+        f"**Score changes ({len(changes)})**",
+        "",
+        head,
+        "|---|---|" + "---:|" * len(SCORE_COLUMNS),
+        *rows,
+    ]

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from tests.integration.conftest import OmkRun, load_report, report_samples
+from tests.support import OmkRun, load_report, report_samples
 
 YAML = """\
 schemaVersion: omk.eval-sample-set/v2
@@ -72,17 +72,21 @@ def test_tb_line_points_at_each_failed_assertion(sample_file: tuple[str, str, in
     for line in (contains, nested, equals):
         assert f"{name}:{line}: " in out, (line, out)
     # The sample-level failure stays at the sample's line.
-    assert f"{name}:{line_of(text, 'sample_id') }: 2 of 3 checks failed" in out
+    assert f"{name}:{line_of(text, 'sample_id')}: 2 of 3 checks failed" in out
 
 
-def test_long_and_short_tracebacks_name_the_assertion_line(sample_file: tuple[str, str, int], omk_run: OmkRun) -> None:
+def test_long_and_short_tracebacks_name_the_assertion_line(
+    sample_file: tuple[str, str, int], omk_run: OmkRun
+) -> None:
     name, text, above = sample_file
     for style in ("long", "short"):
         out = omk_run("--omk-executor=echo", f"--tb={style}").stdout.str()
         assert f"{name}:{line_of(text, 'zzz-missing') - above}: assertion 1: contains" in out, out
 
 
-def test_json_report_carries_each_check_line(sample_file: tuple[str, str, int], omk_run: OmkRun, pytester: pytest.Pytester) -> None:
+def test_json_report_carries_each_check_line(
+    sample_file: tuple[str, str, int], omk_run: OmkRun, pytester: pytest.Pytester
+) -> None:
     _, text, above = sample_file
     omk_run("--omk-executor=echo", "--omk-report=r.json")
     samples = report_samples(load_report(pytester.path / "r.json"))

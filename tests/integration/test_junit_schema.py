@@ -8,9 +8,9 @@ import copy
 from pathlib import Path
 
 import pytest
-from lxml import etree
+from lxml import etree  # type: ignore[import-untyped]  # no stubs shipped
 
-from tests.integration.conftest import REPO, OmkRun, parse_junit, sample, write_sample_set
+from tests.support import REPO, OmkRun, parse_junit, sample, write_sample_set
 
 XSD = REPO / "tests" / "data" / "junit" / "junit-10.xsd"
 XS = "{http://www.w3.org/2001/XMLSchema}"
@@ -44,13 +44,19 @@ def samples(pytester: pytest.Pytester) -> None:
     write_sample_set(
         pytester,
         sample("good", "hello", assertions=[{"type": "contains", "value": "hello"}]),
-        sample("bad", "hello", assertions=[{"type": "contains", "value": "zzz"}, {"type": "cost_max", "value": 1}]),
+        sample(
+            "bad",
+            "hello",
+            assertions=[{"type": "contains", "value": "zzz"}, {"type": "cost_max", "value": 1}],
+        ),
         sample("trip", "hello", assertions=[{"type": "contains", "value": "zzz"}], tripwire=True),
     )
 
 
 @pytest.mark.usefixtures("samples")
-def test_default_xunit2_file_validates_with_properties_on_the_suite(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+def test_default_xunit2_file_validates_with_properties_on_the_suite(
+    pytester: pytest.Pytester, omk_run: OmkRun
+) -> None:
     omk_run("--omk-executor=echo", "--junitxml=j.xml")
     validate(xunit2_schema(), pytester.path / "j.xml")
     junit = parse_junit(pytester.path / "j.xml")
@@ -59,7 +65,9 @@ def test_default_xunit2_file_validates_with_properties_on_the_suite(pytester: py
 
 
 @pytest.mark.usefixtures("samples")
-def test_default_xunit1_file_validates_with_properties_per_testcase(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+def test_default_xunit1_file_validates_with_properties_per_testcase(
+    pytester: pytest.Pytester, omk_run: OmkRun
+) -> None:
     pytester.makeini("[pytest]\njunit_family = xunit1\n")
     omk_run("--omk-executor=echo", "--junitxml=j.xml")
     validate(xunit1_schema(), pytester.path / "j.xml")
@@ -71,4 +79,7 @@ def test_default_xunit1_file_validates_with_properties_per_testcase(pytester: py
 def test_testcase_properties_when_asked(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
     pytester.makeini("[pytest]\nomk_junit_properties = testcase\n")
     omk_run("--omk-executor=echo", "--junitxml=j.xml")
-    assert parse_junit(pytester.path / "j.xml").cases["eval-samples.json::bad"].props["omk.score.composite"] == "3.00"
+    assert (
+        parse_junit(pytester.path / "j.xml").cases["eval-samples.json::bad"].props["omk.score.composite"]
+        == "3.00"
+    )

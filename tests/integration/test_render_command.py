@@ -10,14 +10,18 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import FakeCommand, OmkRun, executor_arg, sample, write_sample_set
+from tests.support import FakeCommand, OmkRun, executor_arg, sample, write_sample_set
 
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(\+00:00|Z)?")
 
 
 def render(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pytest_omk", "render", *args], cwd=cwd, capture_output=True, text=True, timeout=120
+        [sys.executable, "-m", "pytest_omk", "render", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
@@ -40,7 +44,9 @@ def run_reports(pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCo
 def test_render_equals_the_runs_own_reports(run_reports: Path) -> None:
     done = render(run_reports, "run.json", "--html", "out/again.html", "--markdown", "out/again.md")
     assert done.returncode == 0, done.stderr
-    assert without_timestamps(run_reports / "out" / "again.html") == without_timestamps(run_reports / "run.html")
+    assert without_timestamps(run_reports / "out" / "again.html") == without_timestamps(
+        run_reports / "run.html"
+    )
     assert without_timestamps(run_reports / "out" / "again.md") == without_timestamps(run_reports / "run.md")
 
 
@@ -53,18 +59,30 @@ def test_render_needs_an_output_and_a_report(run_reports: Path) -> None:
     assert "Traceback" not in wrong.stderr and not (run_reports / "x.html").exists()
 
 
-def test_render_a_merged_report(pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand) -> None:
-    write_sample_set(pytester, *(sample(f"s{i}", f"p{i}", assertions=[{"type": "contains", "value": "p"}]) for i in range(4)))
+def test_render_a_merged_report(
+    pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand
+) -> None:
+    write_sample_set(
+        pytester,
+        *(sample(f"s{i}", f"p{i}", assertions=[{"type": "contains", "value": "p"}]) for i in range(4)),
+    )
     spec = fake_command.script({f"s{i}": {"output": f"p{i}"} for i in range(4)})
     for k in (1, 2):
         omk_run(executor_arg(spec), f"--omk-shard={k}/2", f"--omk-report=shard-{k}.json")
     merged = subprocess.run(
         [sys.executable, "-m", "pytest_omk", "merge", "shard-1.json", "shard-2.json", "-o", "merged.json"],
-        cwd=pytester.path, capture_output=True, text=True, timeout=120,
+        cwd=pytester.path,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert merged.returncode == 0, merged.stderr
     done = render(pytester.path, "merged.json", "--html", "merged.html", "--markdown", "merged.md")
     assert done.returncode == 0, done.stderr
     html = (pytester.path / "merged.html").read_text(encoding="utf-8")
     assert html.count('<tr class="sample"') == 4
-    assert (pytester.path / "merged.md").read_text(encoding="utf-8").startswith("## pytest-omk: 4 samples, 4 passed")
+    assert (
+        (pytester.path / "merged.md")
+        .read_text(encoding="utf-8")
+        .startswith("## pytest-omk: 4 samples, 4 passed")
+    )

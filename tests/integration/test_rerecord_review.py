@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.conftest import (
+from tests.support import (
     FakeCommand,
     OmkRun,
     executor_arg,
@@ -21,7 +21,9 @@ NEW = "The capital of France is Lyon.\nIt lies on the Seine."
 
 @pytest.fixture
 def recorded(pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand) -> None:
-    write_sample_set(pytester, sample("capital", "capital?"), sample("steady", "steady?"), sample("third", "third?"))
+    write_sample_set(
+        pytester, sample("capital", "capital?"), sample("steady", "steady?"), sample("third", "third?")
+    )
     answers = {"capital": {"output": OLD}, "steady": {"output": "same"}, "third": {"output": "same too"}}
     omk_run(executor_arg(fake_command.script(answers)), "--omk-record-mode=all", "--omk-recordings=rec")
 
@@ -33,8 +35,12 @@ def test_a_changed_answer_is_listed_with_its_diff(
 ) -> None:
     answers = {"capital": {"output": NEW}, "steady": {"output": "same"}, "third": {"output": "same too"}}
     result = omk_run(
-        executor_arg(fake_command.script(answers)), f"--omk-record-mode={mode}", "--omk-recordings=rec",
-        "--omk-report=r.json", "--omk-html=r.html", "--omk-markdown=r.md",
+        executor_arg(fake_command.script(answers)),
+        f"--omk-record-mode={mode}",
+        "--omk-recordings=rec",
+        "--omk-report=r.json",
+        "--omk-html=r.html",
+        "--omk-markdown=r.md",
     )
     out = result.stdout.str()
     result.stdout.fnmatch_lines(["answers changed by re-recording: 1", "  eval-samples.json::capital"])
@@ -55,8 +61,17 @@ def test_a_changed_answer_is_listed_with_its_diff(
 
 
 @pytest.mark.usefixtures("recorded")
-def test_the_same_answers_again_list_nothing(pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand) -> None:
+def test_the_same_answers_again_list_nothing(
+    pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand
+) -> None:
     answers = {"capital": {"output": OLD}, "steady": {"output": "same"}, "third": {"output": "same too"}}
-    result = omk_run(executor_arg(fake_command.script(answers)), "--omk-record-mode=all", "--omk-recordings=rec", "--omk-report=r.json")
+    result = omk_run(
+        executor_arg(fake_command.script(answers)),
+        "--omk-record-mode=all",
+        "--omk-recordings=rec",
+        "--omk-report=r.json",
+    )
     assert "answers changed by re-recording" not in result.stdout.str()
-    assert all("previousOutput" not in s["execution"] for s in load_report(pytester.path / "r.json")["samples"])
+    assert all(
+        "previousOutput" not in s["execution"] for s in load_report(pytester.path / "r.json")["samples"]
+    )

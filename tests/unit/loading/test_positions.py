@@ -76,6 +76,8 @@ def test_a_path_deeper_than_the_file_stops_at_the_deepest_known_line() -> None:
     assert b.assertion(9) is None
 
 
-@pytest.mark.parametrize(("text", "yaml_format"), [("{not json", False), ("samples: [", True), ("[1, 2]", False), ("", True)])
+@pytest.mark.parametrize(
+    ("text", "yaml_format"), [("{not json", False), ("samples: [", True), ("[1, 2]", False), ("", True)]
+)
 def test_unreadable_text_gives_no_lines(text: str, yaml_format: bool) -> None:
     assert FileLines(text, yaml_format=yaml_format).sample(0) is None
