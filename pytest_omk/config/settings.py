@@ -56,5 +56,6 @@ class Settings:
     """``--omk-shard K/N``: this run's block of the collected items."""
     status_interval: float = 5.0
     """Seconds between status lines without a terminal (``omk_status_interval``; 0 turns it off)."""
-    junit_properties: str = "testcase"
-    """``testcase``: per-sample JUnit properties on each testcase; ``suite``: on the testsuite."""
+    junit_properties: str = "auto"
+    """``testcase``: per-sample JUnit properties on each testcase; ``suite``: on the testsuite;
+    ``auto``: where the JUnit family's schema allows them (see :func:`junit_layout`)."""

@@ -64,11 +64,22 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_omk.plugin.pytest_html import PytestHtmlColumns
 
         config.pluginmanager.register(PytestHtmlColumns(), "omk-pytest-html")
-    if session.settings.junit_properties == "suite" and not hasattr(config, "workerinput"):
+    if (
+        not hasattr(config, "workerinput")
+        and junit_layout(config, session.settings.junit_properties) == "suite"
+    ):
         from pytest_omk.plugin.junit import SuiteLevelProperties
 
         config.pluginmanager.register(SuiteLevelProperties(config), "omk-junit-suite-properties")
     _register_explicit_samples(config, session)
+
+
+def junit_layout(config: pytest.Config, chosen: str) -> str:
+    """Where per-sample JUnit properties go: as chosen, or for ``auto`` where the ``junit_family``'s
+    schema allows them (xunit2's has no ``<properties>`` in a ``<testcase>``; xunit1 and legacy do)."""
+    if chosen != "auto":
+        return chosen
+    return "suite" if config.getini("junit_family") == "xunit2" else "testcase"
 
 
 def _register_explicit_samples(config: pytest.Config, session: OmkSession) -> None:

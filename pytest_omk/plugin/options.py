@@ -78,8 +78,9 @@ OPTIONS: tuple[Option, ...] = (
            "(default: new_episodes; none when CI is set)", None, choice(*RECORD_MODES), "MODE"),
     Option("--omk-status-interval", "seconds between status lines while model calls run, when the output is "
            "not a terminal (0: none)", 5.0, number(low=0), _X, cli=False),
-    Option("--omk-junit-properties", "where per-sample JUnit properties go: testcase (default) or suite "
-           "(for strict xunit2 validators)", "testcase", choice("testcase", "suite"), "WHERE", cli=False),
+    Option("--omk-junit-properties", "where per-sample JUnit properties go: auto (suite under junit_family "
+           "xunit2, testcase under xunit1/legacy), testcase or suite", "auto", choice("auto", "testcase", "suite"),
+           "WHERE", cli=False),
     Option("--omk-recordings", "recordings directory, relative to rootdir (default: in pytest's cache)", metavar="PATH"),
     Option("--omk-concurrency", "model calls in flight at once (executor + judge)", 8, integer(1), _N),
     Option("--omk-retries", "retries on 429, 5xx, timeouts and connection errors", 3, integer(0), _N),

@@ -210,9 +210,7 @@ def test_two_variants_over_recorded_outputs(pytester: pytest.Pytester, workers: 
     recall_b = [b[i] for i in range(6) if i % 2]
     assert capability[("recall", "B")]["composite"] == half_up(statistics.fmean(recall_b))
     assert capability[("recall", "B")]["passRate"] == half_up(sum(B_WORDS[i] == 4 for i in (1, 3, 5)) / 3)
-    assert '<property name="omk.variant" value="B" />' in (pytester.path / "ab.xml").read_text(
-        encoding="utf-8"
-    )
+    assert '::omk.variant" value="B" />' in (pytester.path / "ab.xml").read_text(encoding="utf-8")
     if workers:
         serial = run(pytester, "--omk-record-mode=none", "--omk-report=serial.json")
         assert serial.ret == result.ret
@@ -311,8 +309,8 @@ def test_repeats_with_a_flaky_executor(pytester: pytest.Pytester, workers: str |
     assert steady["repeats"]["passAll"] is True and steady["repeats"]["passRate"] == 1.0
     assert flaky["modelCalls"] == {"live": 5, "replayed": 0}
     junit = (pytester.path / "r.xml").read_text(encoding="utf-8")
-    assert '<property name="omk.repeat.pass_rate" value="0.60" />' in junit
-    assert '<property name="omk.repeat.pass_all" value="false" />' in junit
+    assert 'omk.repeat.pass_rate" value="0.60" />' in junit
+    assert 'omk.repeat.pass_all" value="false" />' in junit
 
     if not workers:
         lenient = run(pytester, "--omk-record-mode=off", "--omk-repeat=5", "--omk-min-pass-rate=0.6")

@@ -60,5 +60,5 @@ def test_an_unknown_junit_properties_value_is_a_usage_error(
     result = omk_run("--omk-executor=echo")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["*ini key omk_junit_properties must be one of testcase, suite, not 'everywhere'*"]
+        ["*ini key omk_junit_properties must be one of auto, testcase, suite, not 'everywhere'*"]
     )

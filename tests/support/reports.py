@@ -26,10 +26,13 @@ class JUnitCase:
     failures: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
+    suite_level: list[tuple[str, str]] = field(default_factory=list)
+    """This case's properties that were written on the suite (``<nodeid>::<name>``)."""
 
     @property
     def props(self) -> dict[str, str]:
-        return dict(self.properties)
+        """The sample's properties wherever the JUnit layout put them (testcase or suite)."""
+        return dict(self.properties + self.suite_level)
 
 
 @dataclass
@@ -60,6 +63,13 @@ def parse_junit(path: Path) -> JUnitReport:
         case.errors = [f.attrib.get("message", "") + "\n" + (f.text or "") for f in el.findall("error")]
         case.skipped = [f.attrib.get("message", "") for f in el.findall("skipped")]
         cases[f"{case.classname}::{case.name}"] = case
+    for name, value in suite_props.items():
+        nodeid, _, prop = name.rpartition("::")
+        head, _, tail = nodeid.rpartition("::")
+        # The testcase's classname is its node id's file part with "/" as ".".
+        owner = cases.get(f"{head.replace('/', '.')}::{tail}")
+        if owner is not None and prop:
+            owner.suite_level.append((prop, value))
     return JUnitReport(suite_properties=suite_props, cases=cases, suite=dict(suite.attrib))
 
 
