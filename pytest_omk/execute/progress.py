@@ -100,16 +100,34 @@ def _duration(seconds: float) -> str:
     return f"{seconds // 60}m{seconds % 60:02d}s" if seconds >= 60 else f"{seconds}s"
 
 
-def render(snapshot: Snapshot, money: str) -> str:
-    """``omk: 3/10 samples · 2 in flight · 1 retrying · 0 failed · $0.0021 · 12s · ETA 28s``."""
-    eta = snapshot.eta()
-    parts = [
-        f"omk: {snapshot.done}/{snapshot.total} samples",
-        f"{snapshot.in_flight} in flight",
-        f"{snapshot.retrying} retrying",
-        f"{snapshot.failed} failed",
-        money,
-        _duration(snapshot.elapsed),
-        f"ETA {_duration(eta)}" if eta is not None else "ETA -",
+def render(snapshot: Snapshot, money: str, width: int | None = None) -> str:
+    """``omk: 3/10 samples · 2 in flight · 1 retrying · 0 failed · $0.0021 · 12s · ETA 28s``; when
+    that is wider than ``width``, the compact ``omk 3/10 · 2 live · 1 retry · 0 failed · $0.0021 ·
+    ETA 28s`` (the elapsed time goes first: the ETA says more), then only the progress, cost and ETA."""
+    eta = f"ETA {_duration(remaining)}" if (remaining := snapshot.eta()) is not None else "ETA -"
+    done = f"{snapshot.done}/{snapshot.total}"
+    forms = [
+        " · ".join(
+            [
+                f"omk: {done} samples",
+                f"{snapshot.in_flight} in flight",
+                f"{snapshot.retrying} retrying",
+                f"{snapshot.failed} failed",
+                money,
+                _duration(snapshot.elapsed),
+                eta,
+            ]
+        ),
+        " · ".join(
+            [
+                f"omk {done}",
+                f"{snapshot.in_flight} live",
+                f"{snapshot.retrying} retry",
+                f"{snapshot.failed} failed",
+                money,
+                eta,
+            ]
+        ),
+        f"omk {done} · {money} · {eta}",
     ]
-    return " · ".join(parts)
+    return next((form for form in forms if width is None or len(form) <= width), forms[-1])

@@ -69,19 +69,19 @@ class StatusLine:
             self.erase()
         return future.result()
 
-    def _text(self) -> str:
-        snapshot = self._progress.snapshot()
-        return render(snapshot, money(snapshot.cost))
+    def _text(self, snapshot: Snapshot | None, width: int | None) -> str:
+        snapshot = self._progress.snapshot() if snapshot is None else snapshot
+        return render(snapshot, money(snapshot.cost), width)
 
     @property
     def tick(self) -> float:
         """Seconds between two drawings."""
         return self._tick
 
-    def draw(self, text: str | None = None) -> None:
-        """Draw ``text`` (default: the current status) once."""
+    def draw(self, snapshot: Snapshot | None = None) -> None:
+        """Draw ``snapshot`` (default: the current counts) once, in the room the terminal has."""
         with self._uncaptured():
-            self._draw_now(self._text() if text is None else text)
+            self._draw_now(snapshot)
 
     def _uncaptured(self) -> contextlib.AbstractContextManager[Any]:
         # Setup runs with stdout captured; the status goes to the terminal, as live logs do.
@@ -89,9 +89,9 @@ class StatusLine:
             return contextlib.nullcontext()
         return self._capture.global_and_fixture_disabled()  # type: ignore[no-any-return]
 
-    def _draw_now(self, text: str) -> None:
+    def _draw_now(self, snapshot: Snapshot | None) -> None:
         if not self._tty:
-            self._reporter.write_line(text)
+            self._reporter.write_line(self._text(snapshot, None))
             return
         writer = terminal_writer(self._reporter)
         if not self._shown:
@@ -100,7 +100,7 @@ class StatusLine:
         back = "\b" * self._shown
         erase = back + " " * self._shown + back
         room = max(0, writer.fullwidth - len(self._line) - 2)
-        shown = (" " + text)[:room]
+        shown = (" " + self._text(snapshot, room - 1))[:room]
         writer.write(erase + shown, flush=True)
         self._shown = len(shown)
 

@@ -24,10 +24,9 @@ from typing import Any
 
 import pytest
 
-from pytest_omk.execute.progress import CallProgress, render
+from pytest_omk.execute.progress import CallProgress
 from pytest_omk.plugin.status_line import StatusLine
 from pytest_omk.plugin.xdist.status_files import CombinedProgress, StatusWriter
-from pytest_omk.report.view import money
 
 DIR_KEY = "omk_status_dir"
 """The ``workerinput`` key naming the directory of the status files."""
@@ -117,7 +116,7 @@ class ControllerStatus:
         if snapshot.total == 0 or (snapshot.done >= snapshot.total and snapshot.in_flight == 0):
             self._line.erase()
             return
-        self._line.draw(render(snapshot, money(snapshot.cost)))
+        self._line.draw(snapshot)
 
     def _erase(self, **_: object) -> None:
         if self._line is not None:
