@@ -32,7 +32,6 @@ def test_the_table_fits_80_columns_by_default() -> None:
     lines = render_summary(ROWS, verbose=True)
     assert max(len(line) for line in lines) <= 80
     assert lines[0].split() == [
-        "sample",
         "outcome",
         "comp",
         "fact",
@@ -42,8 +41,9 @@ def test_the_table_fits_80_columns_by_default() -> None:
         "time",
         "replay",
     ]
-    assert "-after-45-days" in lines[1] and "…" in lines[1]
-    assert "$0.00004" in lines[1]
+    assert "evals/customer-support/refunds/eval-samples.yaml::refund-after-45-days" in lines  # whole
+    assert not any("…" in line for line in lines)
+    assert lines[1] == ROWS[0]["nodeid"] and "$0.00004" in lines[2]  # the id on a line of its own
 
 
 @pytest.mark.parametrize("kwargs", [{"wide": True}, {"width": 200}])
