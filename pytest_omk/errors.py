@@ -86,3 +86,10 @@ def format_path(parts: list[str | int]) -> str:
 
 class SampleFailed(Exception):
     """Raised by an item or an assertion subtest to report a failed reading in one line."""
+
+    def __init__(self, message: str, *, line: int | None = None, check: str = "") -> None:
+        super().__init__(message)
+        self.line = line
+        """The 1-based line of the failed check in its sample file (``None``: the sample's line)."""
+        self.check = check
+        """The check's name (``assertion 1: contains``), shown with the line in long tracebacks."""

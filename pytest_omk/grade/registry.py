@@ -31,19 +31,34 @@ def _label(index: int, child: AssertionBase, reading: Reading) -> str:
 def _assert_set(a: AssertSet, ctx: GradeContext) -> Reading:
     readings = [grade(child, ctx) for child in a.children]
     labelled = [(r, _label(i, c, r)) for i, (c, r) in enumerate(zip(a.children, readings, strict=True))]
-    missing = next((label for r, label in labelled if r.status == "missing"), None)
+    missing = next((i for i, r in enumerate(readings) if r.status == "missing"), None)
     if missing is not None:
-        return Reading.missing(f"assert-set: a child has no evidence: {missing}", "child-missing")
-    broken = next((label for r, label in labelled if r.final), None)
+        reading = Reading.missing(
+            f"assert-set: a child has no evidence: {labelled[missing][1]}", "child-missing"
+        )
+        return _about(reading, missing, readings)
+    broken = next((i for i, r in enumerate(readings) if r.final), None)
     if broken is not None:
-        return Reading.error(f"assert-set: a child could not be checked: {broken}")
+        return _about(
+            Reading.error(f"assert-set: a child could not be checked: {labelled[broken][1]}"),
+            broken,
+            readings,
+        )
     passed = sum(r.status == "pass" for r in readings)
     count = f"{passed} of {len(readings)} children passed"
     if passed == len(readings) or (a.mode == "any" and passed > 0):
         return Reading.passed(f"assert-set ({a.mode}): {count}")
-    first = next(label for r, label in labelled if r.status == "fail")
+    first = next(i for i, r in enumerate(readings) if r.status == "fail")
     need = "every child to pass" if a.mode == "all" else "at least one child to pass"
-    return Reading.failed(f"assert-set ({a.mode}): expected {need}; {count}; first failure {first}")
+    failed = Reading.failed(
+        f"assert-set ({a.mode}): expected {need}; {count}; first failure {labelled[first][1]}"
+    )
+    return _about(failed, first, readings)
+
+
+def _about(reading: Reading, child: int, readings: Sequence[Reading]) -> Reading:
+    """``reading`` pointing at child ``child`` (and, for a nested set, at that set's culprit)."""
+    return reading.model_copy(update={"at": (child, *readings[child].at)})
 
 
 GRADERS: dict[type[AssertionBase], Grader] = {

@@ -78,7 +78,7 @@ class RunTally(_Record):
 class AssertionEntry(_WithOptionalKeys):
     """One top-level assertion's reading."""
 
-    OPTIONAL_KEYS = ("runs", "cause")
+    OPTIONAL_KEYS = ("runs", "cause", "line")
 
     index: int = Field(ge=0)
     type: str
@@ -89,12 +89,15 @@ class AssertionEntry(_WithOptionalKeys):
     runs: RunTally | None = None
     cause: Cause | None = None
     """Why the reading is missing or an error (written only then)."""
+    line: int | None = Field(default=None, ge=1)
+    """The assertion's 1-based line in its sample file (an ``assert-set``'s: the child its reading is
+    about); written when a check of the sample did not pass."""
 
 
 class RubricEntry(_WithOptionalKeys):
     """One rubric dimension's reading (with its spread over the runs of a repeated sample)."""
 
-    OPTIONAL_KEYS = ("readings", "sd", "runs", "cause")
+    OPTIONAL_KEYS = ("readings", "sd", "runs", "cause", "line")
 
     score: Score
     weight: Number = Field(gt=0, le=1)
@@ -105,6 +108,9 @@ class RubricEntry(_WithOptionalKeys):
     runs: RunTally | None = None
     cause: Cause | None = None
     """Why the dimension was not scored (written only then)."""
+    line: int | None = Field(default=None, ge=1)
+    """The dimension's 1-based line in its sample file (its key's); written when a check of the
+    sample did not pass."""
 
 
 class ExecutionRecord(_WithOptionalKeys):
@@ -165,6 +171,8 @@ class SampleRecord(_Record):
     nodeid: str
     file: str
     sample_id: str = Field(min_length=1)
+    line: int | None = Field(default=None, ge=1)
+    """The sample's 1-based line in its file (its ``sample_id`` key's), as the test item reports it."""
     prompt: str | None = None
     variant: str | None = None
     outcome: Outcome | None = None

@@ -117,6 +117,9 @@ class Reading(BaseModel):
     """An error reading (custom check crashed, timed out): ``not`` must not invert it."""
     cause: Cause | None = None
     """Set on missing and error readings only."""
+    at: tuple[int, ...] = ()
+    """An ``assert-set``'s reading: the index path of the child it is about (the first child that
+    failed, had no evidence or could not be checked), so a report can point at that child's line."""
 
     @classmethod
     def passed(cls, message: str = "", score: float | None = None) -> Self:

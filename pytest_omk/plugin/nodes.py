@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from pytest_omk.config.settings import Settings
     from pytest_omk.js.v8 import JsEngine
     from pytest_omk.loading import LoadedSample, SampleBundle
+    from pytest_omk.loading.positions import SampleLines
     from pytest_omk.models.run import SamplePlan, SampleRun
     from pytest_omk.plugin.planning import Planner
 
@@ -141,14 +142,27 @@ class SampleItem(FullTraceback, pytest.Function):
         line = parent.sample_line(self.sample_id) if isinstance(parent, SampleFile) else None
         return self.path, line, f"sample: {sanitize_control(self.sample_id)}"
 
+    def check_lines(self) -> SampleLines | None:
+        """Where this sample's checks are in its file (read when first asked, once per file)."""
+        parent = self.parent
+        return parent.check_lines(self.loaded.index) if isinstance(parent, SampleFile) else None
+
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException]) -> Any:  # type: ignore[override]
-        """One line for a failed sample or an infrastructure failure; pytest's own otherwise."""
-        if isinstance(excinfo.value, SampleFailed | OmkError):
+        """One line for a failed sample or an infrastructure failure; pytest's own otherwise.
+
+        A failed check points at its own line (``failed.line``), the sample at the sample's.
+        """
+        failed = excinfo.value
+        if isinstance(failed, SampleFailed | OmkError):
+            check_line = failed.line if isinstance(failed, SampleFailed) else None
             if self.config.option.tbstyle == "line":
                 from pytest_omk.plugin.compat import line_repr
 
-                return line_repr(self.path, self.reportinfo()[1], str(excinfo.value))
-            return str(excinfo.value)
+                line = check_line - 1 if check_line is not None else self.reportinfo()[1]
+                return line_repr(self.path, line, str(failed))
+            if check_line is not None and isinstance(failed, SampleFailed) and failed.check:
+                return f"{failed}\n\n{self.shown_path}:{check_line}: {failed.check}"
+            return str(failed)
         return super().repr_failure(excinfo)
 
 
@@ -184,6 +198,21 @@ class SampleFile(pytest.File):
                 lines = {}
             self.__dict__["_sample_lines"] = lines
         return lines.get(sample_id)
+
+    def check_lines(self, index: int) -> SampleLines | None:
+        """The lines of the checks of the sample at ``index`` in this file (``None``: unknown)."""
+        lines = self.__dict__.get("_check_lines")
+        if lines is None:
+            from pytest_omk.loading.load import is_yaml_path
+            from pytest_omk.loading.positions import FileLines
+
+            try:
+                text = self.path.read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                text = ""
+            lines = self.__dict__["_check_lines"] = FileLines(text, yaml_format=is_yaml_path(self.path))
+        found: SampleLines | None = lines.sample(index)
+        return found
 
     def load(self) -> SampleBundle:
         """The file's samples, loaded and validated once."""

@@ -154,6 +154,7 @@ class OmkSession:
             executor=executor.id if executor is not None else None,
             model=self.settings.model,
             order=self.collection.order.get(item.nodeid, 0),
+            line=None if (line := item.reportinfo()[1]) is None else line + 1,
         )
         reason = self._skip_reason(item)
         if reason is not None:

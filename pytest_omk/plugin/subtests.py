@@ -25,19 +25,23 @@ from pytest_omk.report.repeated import repeated_parts
 if TYPE_CHECKING:
     from pytest_omk.config.settings import Settings
     from pytest_omk.js.v8 import JsEngine
+    from pytest_omk.loading.positions import SampleLines
     from pytest_omk.plugin.nodes import SampleItem
 
 
-def emit_reading(reading: Reading, *, strict: bool, tripwire: bool = False) -> None:
-    """Turn a reading into the subtest's outcome (inside ``subtests.test``)."""
+def emit_reading(
+    reading: Reading, *, strict: bool, tripwire: bool = False, line: int | None = None, check: str = ""
+) -> None:
+    """Turn a reading into the subtest's outcome (inside ``subtests.test``); a failure carries the
+    check's ``line`` in its file and its name, for the failure's location."""
     if reading.status == "fail":
         if tripwire:
             # A tripwire sample is expected to fail: its failed checks are expected failures too.
             pytest.xfail(f"tripwire: {reading.message}")
-        raise SampleFailed(reading.message)
+        raise SampleFailed(reading.message, line=line, check=check)
     if reading.status == "missing":
         if strict:
-            raise SampleFailed(f"missing evidence (--omk-strict): {reading.message}")
+            raise SampleFailed(f"missing evidence (--omk-strict): {reading.message}", line=line, check=check)
         pytest.skip(reading.message)
 
 
@@ -69,19 +73,43 @@ def checks(sample: Sample, graded: Verdict) -> list[tuple[str, Reading]]:
     ]
 
 
+def check_lines(lines: SampleLines | None, graded: Verdict) -> list[int | None]:
+    """Each check's line in the order of :func:`checks` (an ``assert-set``: its culprit child's)."""
+    if lines is None:
+        return [None] * (len(graded.readings) + len(graded.rubric))
+    return [
+        *(lines.assertion(i, reading.at) for i, reading in enumerate(graded.readings)),
+        *(lines.rubric.get(name) for name in graded.rubric),
+    ]
+
+
+def add_lines(record: dict[str, Any], lines: list[int | None]) -> None:
+    """Each check's ``line`` into the record's entries (assertions by index, then rubric)."""
+    entries = [*(record.get("assertions") or []), *(record.get("rubric") or {}).values()]
+    for entry, line in zip(entries, lines, strict=False):
+        if line is not None:
+            entry["line"] = line
+
+
 def report_checks(
-    item: SampleItem, checked: list[tuple[str, Reading]], *, strict: bool, tripwire: bool
+    item: SampleItem,
+    checked: list[tuple[str, Reading]],
+    *,
+    strict: bool,
+    tripwire: bool,
+    lines: list[int | None] | None = None,
 ) -> None:
     """One subtest per check, in order: passes in batches, the others through ``subtests.test``."""
     passed: list[str] = []
-    for message, reading in checked:
+    for index, (message, reading) in enumerate(checked):
         if reading.status == "pass":
             passed.append(message)
             continue
         report_passed_subtests(item, passed)
         passed = []
+        line = lines[index] if lines else None
         with subtests_of(item).test(msg=message):
-            emit_reading(reading, strict=strict, tripwire=tripwire)
+            emit_reading(reading, strict=strict, tripwire=tripwire, line=line, check=message)
     report_passed_subtests(item, passed)
 
 
@@ -92,9 +120,14 @@ def grade_and_report(item: SampleItem, settings: Settings, js: JsEngine) -> None
     # The record is complete before any subtest is reported: with -x the first failed subtest
     # ends the item, and the reports must still hold what was graded.
     fill_record(item.omk_record, sample, item.omk_runs, graded)
+    checked = checks(sample, graded)
+    # Lines are read only when a check did not pass: a green run never reads its files again.
+    lines = check_lines(item.check_lines(), graded) if any(r.status != "pass" for _, r in checked) else None
+    if lines is not None:
+        add_lines(item.omk_record, lines)
     tripwire = bool(sample.tripwire)
     if tripwire:
         suspend_xfail_mark(item)
-    report_checks(item, checks(sample, graded), strict=settings.strict, tripwire=tripwire)
+    report_checks(item, checked, strict=settings.strict, tripwire=tripwire, lines=lines)
     if graded.failure:
         raise SampleFailed(failure_line(graded, SampleRecord.of(item.omk_record), strict=settings.strict))

@@ -160,6 +160,7 @@ def new_record(
     executor: str | None,
     model: str | None,
     order: int,
+    line: int | None = None,
 ) -> dict[str, Any]:
     """A sample's record (wire form) before anything ran: errors and skips are reported with it too.
 
@@ -170,6 +171,7 @@ def new_record(
         "nodeid": nodeid,
         "file": file,
         "sample_id": sample.sample_id,
+        "line": line,
         "prompt": sample.prompt,
         "variant": variant,
         "outcome": None,

@@ -37,7 +37,7 @@ def test_tb_line_prints_each_message_once(pytester: pytest.Pytester, omk_run: Om
     text = result.stdout.str()
     assert text.count("expected the output to contain 'zzz'") == 1
     assert text.count("2 of 3 checks failed: assertion 0") == 2  # the failure line and the short summary
-    result.stdout.fnmatch_lines(["*eval-samples.json:5: expected the output to contain 'zzz'*"])
+    result.stdout.fnmatch_lines(["*eval-samples.json:8: expected the output to contain 'zzz'*"])
 
 
 @pytest.mark.usefixtures("failing")
