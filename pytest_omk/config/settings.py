@@ -35,6 +35,10 @@ class Settings:
     report: str | None = None
     html: str | None = None
     markdown: str | None = None
+    annotations: str = "auto"
+    """``--omk-annotations``: ``auto`` (GitHub's under GitHub Actions), ``github`` or ``off``."""
+    code_quality: str | None = None
+    """``--omk-code-quality``: where GitLab's code-quality report is written."""
     record_mode: RecordMode = "new_episodes"
     recordings: str | None = None
     concurrency: int = 8

@@ -20,6 +20,7 @@ from pytest_omk.plugin.compat import junit_xml, terminal_width
 from pytest_omk.plugin.gc_policy import collections_deferred, freeze_survivors
 from pytest_omk.plugin.wiring import recordings_dir
 from pytest_omk.recordings.scrub import secrets_from_env
+from pytest_omk.report.answer_diff import terminal_lines as answer_changes
 from pytest_omk.report.comparisons import comparison_lines
 from pytest_omk.report.kept import KeptRecord
 from pytest_omk.report.outputs import ReportTargets, Written, write_reports
@@ -52,6 +53,8 @@ class RecordCollector:
         self.regression: str | None = None
         """The regression gate's message when ``--omk-fail-on-regression`` tripped."""
         self.written: list[Written] = []
+        self.annotations: list[str] = []
+        """GitHub workflow commands (``::error file=…``) printed at the end of the summary."""
         """One line per HTML/Markdown report written (or not writable), shown after the scores."""
         self.extra_secrets: tuple[str, ...] = ()
         """Secrets beyond the environment's (MCP tokens), scrubbed from the reports too."""
@@ -59,7 +62,13 @@ class RecordCollector:
         self._rows: list[dict[str, Any]] | None = None
         self._resume_gc: Callable[[], None] = lambda: None
         self.targets = ReportTargets.from_options(
-            settings.report, settings.html, settings.markdown, os.environ, self._path
+            settings.report,
+            settings.html,
+            settings.markdown,
+            os.environ,
+            self._path,
+            code_quality=settings.code_quality,
+            annotations=settings.annotations,
         )
         """The report files this run writes; records are kept whole only when there is one."""
         if settings.baseline:
@@ -154,6 +163,11 @@ class RecordCollector:
             terminalreporter.write_line(line, red=line == self.regression)
         for written in self.written:
             terminalreporter.write_line(written.line, red=written.failed)
+        for line in answer_changes(rows):
+            terminalreporter.write_line(line)
+        # Workflow commands last, each on a line of its own (GitHub reads them from the log).
+        for command in self.annotations:
+            terminalreporter.write_line(command)
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -171,10 +185,28 @@ class RecordCollector:
             # The gate: the tests themselves passed, but the run regressed against the baseline.
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.targets.wanted:
-            document = self._document(session, self.full_rows(), totals, analysis)
-            self.written = write_reports(
-                document, self.targets, {*secrets_from_env(os.environ), *self.extra_secrets}
-            )
+            secrets = {*secrets_from_env(os.environ), *self.extra_secrets}
+            full = self.full_rows()
+            document = self._document(session, full, totals, analysis)
+            self.written = write_reports(document, self.targets, secrets)
+            self._ci_outputs(full, secrets)
+
+    def _ci_outputs(self, rows: list[dict[str, Any]], secrets: set[str]) -> None:
+        """GitHub annotations (printed with the summary) and GitLab's code-quality file."""
+        if not (self.targets.annotations or self.targets.code_quality):
+            return
+        from pytest_omk.recordings.scrub import Scrubber
+        from pytest_omk.report.annotations import ci_outputs, repository_path
+
+        self.annotations, written = ci_outputs(
+            rows,
+            strict=self.settings.strict,
+            github=self.targets.annotations,
+            code_quality_path=self.targets.code_quality,
+            scrub=Scrubber(secrets).text,
+            repo_path=repository_path(self.settings.rootdir, os.environ.get("GITHUB_WORKSPACE")),
+        )
+        self.written += written
 
     @pytest.hookimpl(trylast=True)
     def pytest_unconfigure(self) -> None:

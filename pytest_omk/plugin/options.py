@@ -73,6 +73,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("--omk-lint", "warn about assertion values the reference's strict loader (omk) would refuse", False, boolean),
     Option("--omk-report", "write the JSON report to this path"),
     Option("--omk-html", "write a self-contained HTML report with charts to this path"),
+    Option("--omk-annotations", "CI annotations at each failed check's line: auto (GitHub's when "
+           "GITHUB_ACTIONS=true), github, off", "auto", choice("auto", "github", "off"), "MODE"),
+    Option("--omk-code-quality", "write GitLab's code-quality report (JSON) of the failed checks to this path"),
     Option("--omk-markdown", "write a Markdown summary to this path (also to $GITHUB_STEP_SUMMARY when set)"),
     Option("--omk-record-mode", "recordings: none (replay only), once, new_episodes, all, rewrite, off "
            "(default: new_episodes; none when CI is set)", None, choice(*RECORD_MODES), "MODE"),
@@ -155,7 +158,7 @@ def settings_from_config(config: pytest.Config) -> Settings:
     values = {opt.dest.removeprefix("omk_"): _value(config, opt) for opt in OPTIONS}
     # A path given on the command line is relative to where pytest was started; one from an
     # ini file is relative to the rootdir (the ini file's directory), like --junitxml/junit_*.
-    for name in ("report", "html", "markdown", "system", "mcp_config", "baseline"):
+    for name in ("report", "html", "markdown", "code_quality", "system", "mcp_config", "baseline"):
         if values[name] and config.getoption(f"omk_{name}", default=None) is None:
             values[name] = str(Path(config.rootpath) / values[name])
     for name in ("samples", "url_allow_hosts", "executor_capabilities"):

@@ -13,9 +13,11 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from pytest_omk.recordings.scrub import sanitize_control
+from pytest_omk.report.outputs import Written
 
 GITHUB_LIMIT = 10
 """Annotations of one level printed at most: GitHub shows ten of each level per step."""
@@ -170,3 +172,49 @@ def code_quality(found: Sequence[Finding], *, scrub: Callable[[str], str]) -> st
         for finding in found
     ]
     return json.dumps(issues, indent=2, ensure_ascii=False) + "\n"
+
+
+def ci_outputs(
+    samples: Sequence[Mapping[str, Any]],
+    *,
+    strict: bool,
+    github: bool,
+    code_quality_path: Path | None,
+    scrub: Callable[[str], str],
+    repo_path: Callable[[str], str] = str,
+) -> tuple[list[str], list[Written]]:
+    """The GitHub annotations to print, and the line saying where the code-quality file went."""
+    found = findings(samples, strict=strict)
+    commands = github_commands(found, scrub=scrub, path=repo_path) if github else []
+    written: list[Written] = []
+    if code_quality_path is not None:
+        try:
+            code_quality_path.parent.mkdir(parents=True, exist_ok=True)
+            code_quality_path.write_text(code_quality(found, scrub=scrub), encoding="utf-8")
+        except OSError as exc:
+            written.append(
+                Written(
+                    f"omk: cannot write the code-quality report to {code_quality_path}: "
+                    f"{exc.strerror or exc}",
+                    failed=True,
+                )
+            )
+        else:
+            written.append(Written(f"omk: code-quality report written to {code_quality_path}"))
+    return commands, written
+
+
+def repository_path(rootdir: Path, workspace: str | None) -> Callable[[str], str]:
+    """Maps a report path (relative to the rootdir) to one relative to the repository GitHub checked
+    out (``$GITHUB_WORKSPACE``), which is what an annotation's ``file`` must be."""
+    if not workspace:
+        return str
+
+    def mapped(path: str) -> str:
+        full = (rootdir / path).resolve()
+        try:
+            return full.relative_to(Path(workspace).resolve()).as_posix()
+        except ValueError:
+            return path
+
+    return mapped

@@ -1,7 +1,9 @@
 """The Markdown summary (``--omk-markdown``, ``$GITHUB_STEP_SUMMARY``) built from the JSON report document.
 
-It says what a CI reader needs on the job page: totals, each failed sample with its one-line
-reasons, variant comparisons and baseline regressions. GitHub rejects a step summary over 1 MiB, so
+It says what a CI reader needs on the job page: totals, what changed against the baseline (a
+section made for a pull-request comment, :mod:`.pr_comment`), variant comparisons, baseline
+regressions, the answers a re-recording changed (:mod:`.answer_diff`), and each failed sample with
+its one-line reasons. GitHub rejects a step summary over 1 MiB, so
 the summary is cut to a byte budget, dropping failed-sample rows from the end with a note saying how
 many were left out. Text from models and sample files is escaped so it cannot break the tables or
 inject markup (GitHub sanitises HTML, but a ``|`` or a newline would still break a row).
@@ -9,10 +11,12 @@ inject markup (GitHub sanitises HTML, but a ``|`` or a newline would still break
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from pytest_omk.compare.baseline import regression_parts
+from pytest_omk.report.answer_diff import markdown_section as answers_section
+from pytest_omk.report.markdown_text import cell
+from pytest_omk.report.pr_comment import pr_comment_section
 from pytest_omk.report.view import (
     SCORE_COLUMNS,
     Doc,
@@ -28,21 +32,18 @@ from pytest_omk.report.view import (
 GITHUB_SUMMARY_LIMIT = 1024 * 1024
 """GitHub's limit for one step's summary, in bytes."""
 REASON_CHARS = 240
-# Characters with inline meaning; those that only matter at the start of a line (``#``, ``-``, ``+``)
-# never start one here, since every piece of foreign text sits after a fixed prefix.
-_SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]+")
-
-
-def cell(value: object) -> str:
-    """Plain text as one line of inert Markdown (table cells, list items)."""
-    flat = _CONTROL.sub(" ", str(value)).strip()
-    return _SPECIAL.sub(r"\\\1", flat.replace("&", "&amp;"))
 
 
 def render_markdown(document: Doc, *, limit: int = GITHUB_SUMMARY_LIMIT) -> str:
     """The summary, at most ``limit`` UTF-8 bytes."""
-    head = _totals(document) + _comparisons(document) + _regressions(document)
+    samples = document.get("samples") or []
+    head = [
+        *_totals(document),
+        *pr_comment_section(document),
+        *_comparisons(document),
+        *_regressions(document),
+        *answers_section(samples),
+    ]
     failed = [s for s in document.get("samples") or [] if needs_attention(s)]
     rows = [_failed_row(s) for s in failed]
     while True:

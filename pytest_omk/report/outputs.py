@@ -15,6 +15,8 @@ from typing import Any, NamedTuple, TextIO
 from pytest_omk.recordings.scrub import Scrubber
 
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
+GITHUB_ENV = "GITHUB_ACTIONS"
+"""Set to ``true`` by GitHub Actions: annotations are printed then (``--omk-annotations auto``)."""
 
 
 @dataclass(frozen=True)
@@ -26,6 +28,10 @@ class ReportTargets:
     markdown: Path | None = None
     step_summary: Path | None = None
     """GitHub Actions' summary file: appended to, as each step may add its part."""
+    code_quality: Path | None = None
+    """GitLab's code-quality report (``--omk-code-quality``)."""
+    annotations: bool = False
+    """Whether GitHub annotations are printed (``--omk-annotations``)."""
 
     @classmethod
     def from_options(
@@ -35,20 +41,29 @@ class ReportTargets:
         markdown: str | None,
         environ: Mapping[str, str],
         resolve: Callable[[str], Path],
+        *,
+        code_quality: str | None = None,
+        annotations: str = "off",
     ) -> ReportTargets:
-        """The targets of the ``--omk-report/-html/-markdown`` values and the environment."""
+        """The targets of the ``--omk-report/-html/-markdown/-code-quality`` values and the
+        environment (``--omk-annotations auto`` prints GitHub annotations under GitHub Actions)."""
         summary = environ.get(STEP_SUMMARY_ENV) or None
+        github = annotations == "github" or (annotations == "auto" and environ.get(GITHUB_ENV) == "true")
         return cls(
             json=resolve(report) if report else None,
             html=resolve(html) if html else None,
             markdown=resolve(markdown) if markdown else None,
             step_summary=Path(summary) if summary else None,
+            code_quality=resolve(code_quality) if code_quality else None,
+            annotations=github,
         )
 
     @property
     def wanted(self) -> bool:
-        """Whether any report is to be written at all (the document is built only then)."""
-        return any((self.json, self.html, self.markdown, self.step_summary))
+        """Whether any report is to be written at all (the records are kept whole only then)."""
+        return any(
+            (self.json, self.html, self.markdown, self.step_summary, self.code_quality, self.annotations)
+        )
 
 
 class Written(NamedTuple):
