@@ -116,7 +116,13 @@ class RubricEntry(_WithOptionalKeys):
 class ExecutionRecord(_WithOptionalKeys):
     """What the executor reported (the first run's, for a repeated sample)."""
 
-    OPTIONAL_KEYS = ("cacheReadTokens", "cacheCreationTokens", "fullNumTurns", "numSubAgents")
+    OPTIONAL_KEYS = (
+        "cacheReadTokens",
+        "cacheCreationTokens",
+        "fullNumTurns",
+        "numSubAgents",
+        "previousOutput",
+    )
 
     output: str
     costUSD: Number | None = Field(default=None, ge=0)
@@ -128,6 +134,9 @@ class ExecutionRecord(_WithOptionalKeys):
     cacheCreationTokens: int | None = Field(default=None, ge=0)
     fullNumTurns: int | None = Field(default=None, ge=0)
     numSubAgents: int | None = Field(default=None, ge=0)
+    previousOutput: str | None = None
+    """The answer a re-recording replaced (record modes ``all``, ``rewrite``): written only when
+    this run's live answer differs from it."""
     toolCalls: list[dict[str, Any]] | None = None
     replayed: bool = False
     retries: int = Field(default=0, ge=0)

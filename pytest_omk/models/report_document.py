@@ -11,7 +11,9 @@ from pydantic import Field
 
 from pytest_omk.models.report import ModelCalls, Number, Outcome, Score, _Record, _WithOptionalKeys
 
-RecordMode = Literal["new_episodes", "none", "all", "off"]
+RecordMode = Literal["new_episodes", "none", "once", "all", "rewrite", "off"]
+"""Every mode of ``recordings.modes.RECORD_MODES`` (a report of a ``once`` or ``rewrite`` run was
+refused here, which ended such a run with an internal error when it wrote a report)."""
 
 
 class ReportConfig(_WithOptionalKeys):

@@ -97,6 +97,9 @@ class ExecutionResult(_Lenient):
     """Whether this result came from a recording rather than a live call."""
     retries: int = 0
     """How many retries the call needed."""
+    previousOutput: str | None = None
+    """The answer this live call's recording replaced, when it was a different one (record modes
+    ``all`` and ``rewrite``): what a re-record review shows. Never recorded itself."""
 
     def has_trace(self) -> bool:
         """Whether the executor reported a tool trace at all: ``toolCalls`` (the reference reads

@@ -122,10 +122,14 @@ class RecordingStore:
         *,
         label: str = "",
         source: Path | None = None,
-    ) -> None:
-        """Record ``payload`` for ``identity`` when the mode records; a write failure only warns."""
+    ) -> dict[str, Any] | None:
+        """Record ``payload`` for ``identity`` when the mode records; a write failure only warns.
+
+        Returns the payload a different recording held before this one replaced it (record modes
+        ``all`` and ``rewrite``), else ``None``.
+        """
         if not self.records:
-            return
+            return None
         assert self.directory is not None
         check_kind(kind)
         check_identity(identity)
@@ -140,18 +144,23 @@ class RecordingStore:
             kind, key, redactor.text(label), redactor.data(dict(identity)), redactor.data(dict(payload)), file
         )
         content = render(document)
-        if self.mode in ("all", "rewrite") and self._reader.unchanged(path, content):
-            # Same answer again: keep the file and its date, so git shows no churn (``rewrite``
-            # marks it used by its modification time, see pytest_omk.recordings.modes).
-            if self.mode == "rewrite":
-                touch(path)
-            return
+        previous = None
+        if self.mode in ("all", "rewrite"):
+            if self._reader.unchanged(path, content):
+                # Same answer again: keep the file and its date, so git shows no churn (``rewrite``
+                # marks it used by its modification time, see pytest_omk.recordings.modes).
+                if self.mode == "rewrite":
+                    touch(path)
+                return None
+            old = self._reader.usable(path)
+            previous = old.result if old is not None and old.key == key else None
         try:
             write_atomic(path, content)
         except OSError as exc:
             self._warn(f"pytest-omk could not write recording {path} ({exc}); the call was not recorded.")
-            return
+            return None
         self._after_write(kind, key, path)
+        return previous
 
     async def call_raw(
         self,
@@ -204,8 +213,13 @@ class RecordingStore:
         result = await live()
         if self.records:
             # Only a recording needs the dump, and the thread hop that keeps its fsync off the loop.
-            payload = result.model_dump(mode="json", exclude={"replayed"})
-            await asyncio.to_thread(self.put, kind, identity, payload, label=label, source=request.source)
+            payload = result.model_dump(mode="json", exclude={"replayed", "previousOutput"})
+            previous = await asyncio.to_thread(
+                self.put, kind, identity, payload, label=label, source=request.source
+            )
+            if previous is not None and previous.get("output") != result.output:
+                # A re-recording changed the answer: the review shows old -> new.
+                result = result.model_copy(update={"previousOutput": str(previous.get("output", ""))})
         return result
 
     def recorded(

@@ -86,6 +86,9 @@ def summary_view(record: dict[str, Any]) -> dict[str, Any]:
     }
     execution = record.get("execution")
     view["execution"] = None if execution is None else {key: execution.get(key) for key in _EXECUTION_FIELDS}
+    if execution is not None and execution.get("previousOutput") is not None:
+        # The few samples a re-recording changed: the summary lists them (see report.answer_diff).
+        view["execution"]["previousOutput"] = execution["previousOutput"]
     view["assertions"] = [
         _missing(entry) for entry in record.get("assertions") or [] if entry.get("status") == "missing"
     ]

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pytest_omk.report.html.escape import json_text, text
+from pytest_omk.report.html.review import answer_change
 from pytest_omk.report.view import Doc, millis, money, sample_cost, sample_latency, score_text
 
 
@@ -24,6 +25,7 @@ def sample_details(index: int, sample: Doc) -> str:
         parts.append(f'<h4>Prompt</h4><pre class="prompt">{text(sample["prompt"])}</pre>')
     if execution:
         parts.append(f'<h4>Output</h4><pre class="output">{text(execution.get("output", ""))}</pre>')
+        parts.append(answer_change(sample))
     parts += [
         _assertions(sample.get("assertions") or []),
         _rubric(sample.get("rubric") or {}),

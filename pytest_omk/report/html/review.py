@@ -20,4 +20,4 @@ def answer_change(sample: Doc) -> str:
     for tag, line in answer_diff(str(previous), str(execution.get("output", ""))):
         element, css = _TAGS[tag]
         lines.append(f'<{element} class="{css}">{text(line)}</{element}>')
-    return f'<h4>Answer changed by re-recording</h4><pre class="answer-diff">{chr(10).join(lines)}</pre>'
+    return f'<h4>Answer changed by re-recording</h4><pre class="answer-diff">{"".join(lines)}</pre>'
