@@ -27,6 +27,8 @@ class Bar:
     text: str
     tone: str = ""
     """An extra CSS class (``pass``, ``fail``, ``warn``) for the bar's colour."""
+    key: str = ""
+    """What the bar stands for within its group (a variant's name), as ``data-variant``."""
 
 
 @dataclass(frozen=True)
@@ -51,8 +53,12 @@ def _bar_rect(x: float, y: float, w: float, h: float, bar: Bar) -> str:
     tone = f" {bar.tone}" if bar.tone else ""
     return (
         f'<rect class="bar{tone}" x="{x:.1f}" y="{y:.1f}" width="{max(w, 0):.1f}" height="{max(h, 0):.1f}" '
-        f'data-value="{bar.value:g}"><title>{escape(bar.label)}: {escape(bar.text)}</title></rect>'
+        f'data-value="{bar.value:g}"{_key_attribute(bar)}><title>{escape(bar.label)}: {escape(bar.text)}</title></rect>'
     )
+
+
+def _key_attribute(bar: Bar) -> str:
+    return f' data-variant="{escape(bar.key)}"' if bar.key else ""
 
 
 def hbar_chart(bars: Sequence[Bar], scale_max: float) -> str:
@@ -72,6 +78,31 @@ def hbar_chart(bars: Sequence[Bar], scale_max: float) -> str:
         parts.append(
             f'<text class="value" x="{_LABEL_W + share * plot_w + 4:.1f}" y="{y + 15}">{escape(bar.text)}</text>'
         )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def grouped_hbar_chart(groups: Sequence[tuple[str, Sequence[Bar]]], scale_max: float) -> str:
+    """Horizontal bars in labelled groups (``<g class="layer-group" data-layer>``), one row per bar
+    labelled by its ``key``, groups apart by half a row."""
+    plot_w = _WIDTH - _LABEL_W - 60
+    rows = sum(len(bars) + 1 for _, bars in groups)
+    height = _ROW_H * rows + 8
+    parts = [
+        f'<svg class="hbar grouped" viewBox="0 0 {_WIDTH} {height}" width="{_WIDTH}" height="{height}" role="img">'
+    ]
+    y = 4
+    for name, bars in groups:
+        parts.append(f'<g class="layer-group" data-layer="{escape(name)}">')
+        parts.append(f'<text class="group" x="4" y="{y + 15}">{escape(name)}</text>')
+        y += _ROW_H
+        for bar in bars:
+            share = 0.0 if scale_max <= 0 else min(max(bar.value / scale_max, 0.0), 1.0)
+            label = f'<text class="label" x="{_LABEL_W - 6}" y="{y + 15}" text-anchor="end">{escape(_short(bar.key))}</text>'
+            value = f'<text class="value" x="{_LABEL_W + share * plot_w + 4:.1f}" y="{y + 15}">{escape(bar.text)}</text>'
+            parts += [label, _bar_rect(_LABEL_W, y + 3, share * plot_w, _ROW_H - 6, bar), value]
+            y += _ROW_H
+        parts.append("</g>")
     parts.append("</svg>")
     return "".join(parts)
 

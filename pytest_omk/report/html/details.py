@@ -10,8 +10,9 @@ from pytest_omk.report.html.review import answer_change
 from pytest_omk.report.view import Doc, millis, money, sample_cost, sample_latency, score_text
 
 
-def sample_details(index: int, sample: Doc) -> str:
-    """The hidden ``<section>`` a table row opens."""
+def sample_details(index: int, sample: Doc, variants: Sequence[Doc] = ()) -> str:
+    """The hidden ``<section>`` a table row opens; ``variants``: the same sample's runs under each
+    variant of an A/B run (this one included), shown side by side."""
     execution: Doc = sample.get("execution") or {}
     parts = [
         f'<section class="detail" id="detail-{index}" data-index="{index}" hidden>',
@@ -33,9 +34,28 @@ def sample_details(index: int, sample: Doc) -> str:
         _mock_hits(execution.get("mockStats")),
         _urls(sample.get("urls") or []),
         _repeats(sample.get("repeats")),
+        _side_by_side(variants),
         "</section>",
     ]
     return "".join(parts)
+
+
+def _side_by_side(variants: Sequence[Doc]) -> str:
+    """One column per variant: its outcome, composite, output and checks, in the run's order."""
+    if len(variants) < 2:
+        return ""
+    columns = []
+    for run in variants:
+        outcome = text(run.get("outcome"))
+        composite = score_text((run.get("scores") or {}).get("composite"))
+        output = text((run.get("execution") or {}).get("output", ""))
+        columns.append(
+            f'<div class="variant-column" data-variant="{text(run.get("variant"))}">'
+            f'<h4>{text(run.get("variant"))} <span class="badge {outcome}">{outcome}</span> '
+            f'<span class="runs">composite {text(composite)}</span></h4>'
+            f'<pre class="output">{output}</pre>{_assertions(run.get("assertions") or [])}</div>'
+        )
+    return f'<h4>Variants side by side</h4><div class="side-by-side">{"".join(columns)}</div>'
 
 
 def readings_html(sample: Doc) -> str:

@@ -49,9 +49,21 @@ def render_html(document: Doc) -> str:
             _header(document),
             f'<section class="charts"><h2>Charts</h2>{"".join(charts)}</section>' if charts else "",
             _table(samples),
-            f'<div id="details">{"".join(sample_details(i, s) for i, s in enumerate(samples))}</div>',
+            f'<div id="details">{_details(samples)}</div>',
             f"<script>{script}</script></body></html>\n",
         ]
+    )
+
+
+def _details(samples: Sequence[Doc]) -> str:
+    """Every sample's details panel; an A/B run's show the sample's variants side by side."""
+    by_sample: dict[tuple[str, str], list[Doc]] = {}
+    for sample in samples:
+        if sample.get("variant") is not None:
+            by_sample.setdefault((str(sample.get("file")), str(sample.get("sample_id"))), []).append(sample)
+    return "".join(
+        sample_details(i, s, by_sample.get((str(s.get("file")), str(s.get("sample_id"))), ()))
+        for i, s in enumerate(samples)
     )
 
 

@@ -5,12 +5,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pytest_omk.report.html.charts import Bar, Interval, column_chart, figure, hbar_chart, interval_chart
+from pytest_omk.report.html.charts import (
+    Bar,
+    Interval,
+    column_chart,
+    figure,
+    grouped_hbar_chart,
+    hbar_chart,
+    interval_chart,
+)
 from pytest_omk.report.view import SCORE_COLUMNS, Doc, display_name, score_text
 
 BIN_WIDTH = 0.5
-BIN_COUNT = 10
-"""Score distributions use ten half-point bins over 0-5 (the last one includes 5)."""
+BIN_LOW = 1.0
+BIN_COUNT = 8
+"""Score distributions use eight half-point bins over 1-5, the scores' range (the last includes 5)."""
 
 
 def distribution_charts(samples: Sequence[Doc]) -> list[str]:
@@ -22,13 +31,13 @@ def distribution_charts(samples: Sequence[Doc]) -> list[str]:
             continue
         counts = [0] * BIN_COUNT
         for value in values:
-            counts[min(int(max(value, 0.0) / BIN_WIDTH), BIN_COUNT - 1)] += 1
+            counts[min(int(max(value - BIN_LOW, 0.0) / BIN_WIDTH), BIN_COUNT - 1)] += 1
         bars = [
             Bar(
-                f"{i * BIN_WIDTH:g}–{(i + 1) * BIN_WIDTH:g}",
+                f"{BIN_LOW + i * BIN_WIDTH:g}–{BIN_LOW + (i + 1) * BIN_WIDTH:g}",
                 count,
                 str(count),
-                _score_tone((i + 0.5) * BIN_WIDTH),
+                _score_tone(BIN_LOW + (i + 0.5) * BIN_WIDTH),
             )
             for i, count in enumerate(counts)
         ]
@@ -64,18 +73,26 @@ def variant_charts(variants: Sequence[Doc], comparisons: Sequence[Doc]) -> list[
     """Each variant's layer means side by side, then each paired difference with its interval."""
     if not variants:
         return []
-    bars = [
-        Bar(
-            f"{v['name']} · {layer}",
-            v["means"][layer],
-            score_text(v["means"][layer]),
-            _score_tone(v["means"][layer]),
+    # One group per layer that any variant has, one bar per variant in it (in the variants' order),
+    # so the variants are compared where they differ: layer by layer.
+    groups = [
+        (
+            layer,
+            [
+                Bar(
+                    f"{v['name']} · {layer}",
+                    v["means"].get(layer) or 0.0,
+                    score_text(v["means"].get(layer)),
+                    _score_tone(v["means"].get(layer)),
+                    key=str(v["name"]),
+                )
+                for v in variants
+            ],
         )
         for layer in SCORE_COLUMNS
-        for v in variants
-        if v["means"].get(layer) is not None
+        if any(v["means"].get(layer) is not None for v in variants)
     ]
-    charts = [figure("variant-means", "Mean score per variant", hbar_chart(bars, 5.0))]
+    charts = [figure("variant-means", "Mean score per layer and variant", grouped_hbar_chart(groups, 5.0))]
     rows = [
         Interval(
             f"{c['variant']} − {c['reference']}",

@@ -52,17 +52,17 @@ def test_text_escapes_markup_and_shows_control_characters(raw: str, shown: str) 
     assert text(raw) == shown
 
 
-def test_distribution_uses_ten_half_point_bins_including_both_ends() -> None:
+def test_distribution_uses_eight_half_point_bins_over_one_to_five() -> None:
     samples = [
-        _sample("a", 0.0),
-        _sample("b", 2.5),
+        _sample("a", 1.0),
+        _sample("b", 3.0),
         _sample("c", 4.99),
         _sample("d", 5.0),
         _sample("e", None),
     ]
     charts = distribution_charts(samples)
     assert [re.search(r'data-chart="([^"]+)"', c).group(1) for c in charts] == ["dist-composite", "dist-fact"]  # type: ignore[union-attr]
-    assert _bar_values(charts[0]) == [1, 0, 0, 0, 0, 1, 0, 0, 0, 2]
+    assert _bar_values(charts[0]) == [1, 0, 0, 0, 1, 0, 0, 2]
 
 
 def test_repeat_chart_has_a_bar_per_repeated_sample_and_pass_k() -> None:
