@@ -9,37 +9,17 @@ details, the number of bars in each chart, and hostile output shown as text.
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 from typing import Any
 
 import pytest
 from websockets.sync.client import ClientConnection
 
-from tests.browser.cdp import Page, open_page
-from tests.support import REPO, FakeCommand, OmkRun, executor_arg, load_report, sample, write_sample_set
+from tests.browser.cdp import Page
+from tests.browser.reports import example_report, open_report
+from tests.support import FakeCommand, OmkRun, executor_arg, sample, write_sample_set
 
 HOSTILE = '</table></pre><script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">\x1b[31mred\x00 & "q"'
 BINS = 8  # half-point bins over 1-5
-
-
-def _example_report(pytester: pytest.Pytester, omk_run: OmkRun, example: str) -> tuple[Path, dict[str, Any]]:
-    shutil.copytree(REPO / "examples" / example, pytester.path, dirs_exist_ok=True)
-    omk_run(
-        "--omk-record-mode=none",
-        "-p",
-        "no:cacheprovider",
-        "--omk-html=report.html",
-        "--omk-report=report.json",
-    )
-    return pytester.path / "report.html", load_report(pytester.path / "report.json")
-
-
-def _opened(browser: ClientConnection, path: Path) -> Page:
-    page = open_page(browser, path.as_uri())
-    assert page.console_errors() == []
-    assert page.requests() == [path.as_uri()], "the report must make no request but its own load"
-    return page
 
 
 def _visible_rows(page: Page) -> list[str]:
@@ -80,8 +60,8 @@ def _expected_distribution_bars(report: dict[str, Any]) -> dict[str, int]:
 def test_quickstart_report_loads_filters_sorts_and_opens(
     pytester: pytest.Pytester, omk_run: OmkRun, browser: ClientConnection
 ) -> None:
-    path, report = _example_report(pytester, omk_run, "quickstart")
-    page = _opened(browser, path)
+    path, report = example_report(pytester, omk_run, "quickstart")
+    page = open_report(browser, path)
     names = [_name(s) for s in report["samples"]]
     assert _visible_rows(page) == names and len(names) == report["summary"]["samples"] == 7
 
@@ -143,8 +123,8 @@ def test_quickstart_report_loads_filters_sorts_and_opens(
 def test_ab_compare_report_draws_variants_and_their_difference(
     pytester: pytest.Pytester, omk_run: OmkRun, browser: ClientConnection
 ) -> None:
-    path, report = _example_report(pytester, omk_run, "ab-compare")
-    page = _opened(browser, path)
+    path, report = example_report(pytester, omk_run, "ab-compare")
+    page = open_report(browser, path)
     assert len(_visible_rows(page)) == len(report["samples"]) == 16
     bars = _bars(page)
     shown_means = [
@@ -169,7 +149,7 @@ def test_hostile_output_is_shown_as_text(
     )
     spec = fake_command.script({"evil": {"output": HOSTILE}, "plain": {"output": "fine"}})
     omk_run(executor_arg(spec), "--omk-html=report.html")
-    page = _opened(browser, pytester.path / "report.html")
+    page = open_report(browser, pytester.path / "report.html")
     assert page.evaluate("window.__pwned === undefined")
     assert page.evaluate("document.querySelectorAll('script').length") == 1  # the report's own
     assert page.evaluate("document.querySelectorAll('img').length") == 0

@@ -3,42 +3,20 @@ the samples table, variant bars grouped per layer, and an A/B run's outputs side
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-from typing import Any
-
 import pytest
 from websockets.sync.client import ClientConnection
 
-from tests.browser.cdp import Page, open_page
-from tests.support import REPO, OmkRun, load_report
+from tests.browser.reports import example_report, open_report
+from tests.support import OmkRun
 
 LAYERS = ("composite", "fact", "behavior", "judge")
-
-
-def _example(pytester: pytest.Pytester, omk_run: OmkRun, example: str) -> tuple[Path, dict[str, Any]]:
-    shutil.copytree(REPO / "examples" / example, pytester.path, dirs_exist_ok=True)
-    omk_run(
-        "--omk-record-mode=none",
-        "-p",
-        "no:cacheprovider",
-        "--omk-html=report.html",
-        "--omk-report=report.json",
-    )
-    return pytester.path / "report.html", load_report(pytester.path / "report.json")
-
-
-def _open(browser: ClientConnection, path: Path) -> Page:
-    page = open_page(browser, path.as_uri())
-    assert page.console_errors() == []
-    return page
 
 
 def test_histograms_bin_scores_over_one_to_five(
     pytester: pytest.Pytester, omk_run: OmkRun, browser: ClientConnection
 ) -> None:
-    path, report = _example(pytester, omk_run, "quickstart")
-    page = _open(browser, path)
+    path, report = example_report(pytester, omk_run, "quickstart")
+    page = open_report(browser, path)
     labels = page.evaluate(
         "[...document.querySelectorAll('figure[data-chart=dist-composite] text.label')].map(t => t.textContent)"
     )
@@ -52,8 +30,8 @@ def test_histograms_bin_scores_over_one_to_five(
 def test_chart_grid_is_as_wide_as_the_table(
     pytester: pytest.Pytester, omk_run: OmkRun, browser: ClientConnection
 ) -> None:
-    path, _ = _example(pytester, omk_run, "quickstart")
-    page = _open(browser, path)
+    path, _ = example_report(pytester, omk_run, "quickstart")
+    page = open_report(browser, path)
     for width in (1280, 900):
         page.send(
             "Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1, mobile=False
@@ -74,8 +52,8 @@ def test_chart_grid_is_as_wide_as_the_table(
 def test_variant_bars_are_grouped_per_layer(
     pytester: pytest.Pytester, omk_run: OmkRun, browser: ClientConnection
 ) -> None:
-    path, report = _example(pytester, omk_run, "ab-compare")
-    page = _open(browser, path)
+    path, report = example_report(pytester, omk_run, "ab-compare")
+    page = open_report(browser, path)
     groups = page.evaluate(
         "[...document.querySelectorAll('figure[data-chart=variant-means] g.layer-group')]"
         ".map(g => [g.dataset.layer, [...g.querySelectorAll('rect.bar')].map(r => r.dataset.variant)])"
@@ -90,8 +68,8 @@ def test_variant_bars_are_grouped_per_layer(
 def test_ab_run_shows_variants_side_by_side(
     pytester: pytest.Pytester, omk_run: OmkRun, browser: ClientConnection
 ) -> None:
-    path, report = _example(pytester, omk_run, "ab-compare")
-    page = _open(browser, path)
+    path, report = example_report(pytester, omk_run, "ab-compare")
+    page = open_report(browser, path)
     page.click("#samples tbody tr[data-index='0']")
     first = report["samples"][0]
     pair = [

@@ -5,24 +5,17 @@ from __future__ import annotations
 
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support import FakeCommand, OmkRun, executor_arg, sample, write_sample_set
+from tests.support import FakeCommand, OmkRun, executor_arg, omk_command, sample, write_sample_set
 
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(\+00:00|Z)?")
 
 
 def render(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pytest_omk", "render", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return omk_command(cwd, "render", *args)
 
 
 def without_timestamps(path: Path) -> str:
@@ -69,13 +62,7 @@ def test_render_a_merged_report(
     spec = fake_command.script({f"s{i}": {"output": f"p{i}"} for i in range(4)})
     for k in (1, 2):
         omk_run(executor_arg(spec), f"--omk-shard={k}/2", f"--omk-report=shard-{k}.json")
-    merged = subprocess.run(
-        [sys.executable, "-m", "pytest_omk", "merge", "shard-1.json", "shard-2.json", "-o", "merged.json"],
-        cwd=pytester.path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    merged = omk_command(pytester.path, "merge", "shard-1.json", "shard-2.json", "-o", "merged.json")
     assert merged.returncode == 0, merged.stderr
     done = render(pytester.path, "merged.json", "--html", "merged.html", "--markdown", "merged.md")
     assert done.returncode == 0, done.stderr

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.support import OmkRun, load_report, sample, write_sample_set
+from tests.support import OmkRun, load_report, omk_command, sample, write_sample_set
 from tests.support.reports import normalised
 
 EXECUTOR = """
@@ -62,13 +61,7 @@ COMMON = (
 
 
 def merge(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pytest_omk", "merge", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return omk_command(cwd, "merge", *args)
 
 
 def test_three_shards_merged_equal_one_run(

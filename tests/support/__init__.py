@@ -1,6 +1,6 @@
 """Helpers shared by the project's own tests; their fixtures are the plugin :mod:`.fixtures`."""
 
-from tests.support.commands import FAKE_COMMAND, FakeCommand, judge_reply
+from tests.support.commands import FAKE_COMMAND, FakeCommand, judge_reply, omk_command
 from tests.support.documents import (
     NO_EXECUTOR,
     SCHEMA_VERSION,
@@ -34,6 +34,7 @@ __all__ = [
     "executor_arg",
     "judge_reply",
     "load_report",
+    "omk_command",
     "parse_junit",
     "report_samples",
     "sample",

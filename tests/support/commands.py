@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shlex
+import subprocess
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -59,3 +60,10 @@ class FakeCommand:
 def judge_reply(score: int, reason: str = "scripted judge reply") -> dict[str, Any]:
     """A fake-command answer whose output is a valid judge reply."""
     return {"output": json.dumps({"score": score, "reason": reason})}
+
+
+def omk_command(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m pytest_omk <args>`` in ``cwd`` (``merge``, ``render``), its output captured."""
+    return subprocess.run(
+        [sys.executable, "-m", "pytest_omk", *args], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
