@@ -66,6 +66,8 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(PytestHtmlColumns(), "omk-pytest-html")
     if (
         not hasattr(config, "workerinput")
+        # Only a run writing JUnit XML needs it (its module imports the record models).
+        and config.getoption("xmlpath", None)
         and junit_layout(config, session.settings.junit_properties) == "suite"
     ):
         from pytest_omk.plugin.junit import SuiteLevelProperties

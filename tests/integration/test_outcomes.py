@@ -164,7 +164,11 @@ def test_failed_assertion_is_a_one_line_subfailure(pytester: pytest.Pytester, om
     reason = lines[header + 1]
     assert "'banana'" in reason and "the quick brown fox" in reason, reason
     assert len(reason) < 300, "the excerpt of the output is short"
-    assert lines[header + 2].startswith("___"), "the reason is one line, no traceback"
+    # Then where the check is (the line of its ``- type:`` in the sample file), and no traceback.
+    text = (pytester.path / "eval-samples.yaml").read_text(encoding="utf-8").splitlines()
+    check = next(i for i, line in enumerate(text) if "value: banana" in line)  # 0-based: the line above
+    assert lines[header + 2 : header + 4] == ["", f"eval-samples.yaml:{check}: assertion 1: contains"]
+    assert lines[header + 4].startswith("___"), "the reason and its place, no traceback"
     result.stdout.fnmatch_lines(["SUBFAILED[[]assertion 1: contains[]] eval-samples.yaml::s - *banana*"])
     result.assert_outcomes(passed=0, failed=2)
     assert "Traceback" not in result.stdout.str()
