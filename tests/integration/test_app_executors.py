@@ -1,0 +1,465 @@
+"""Evaluating your own app (issue 41): the app runs live, the model calls inside it replay.
+
+The app under test is a small module that asks an OpenAI-compatible server (the loopback fake)
+through plain httpx, reading ``OPENAI_BASE_URL`` as any SDK does. Each test records once with the
+server up, then changes the app's code and replays under ``CI=true`` with the server stopped: the
+*new* code's answer must be graded (its inner call replayed), never the old recorded answer.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.fake_llm import FakeLLM
+from tests.integration.conftest import OmkRun, load_report, report_samples, sample, write_sample_set
+
+KEY = "sk-app-executor-sentinel-4e9d1a7c"
+
+APP = '''
+"""A tiny support app: one chat completion per question, over plain httpx."""
+import json
+import os
+import sys
+
+import httpx
+
+VERSION = {version!r}
+SYSTEM = {system!r}
+
+
+def ask(prompt):
+    base = os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1").rstrip("/")
+    body = {{"model": "gpt-4o-mini", "messages": [{{"role": "system", "content": SYSTEM}},
+                                                  {{"role": "user", "content": prompt}}]}}
+    headers = {{"authorization": "Bearer " + os.environ.get("OPENAI_API_KEY", "none")}}
+    reply = httpx.post(base + "/chat/completions", json=body, headers=headers, timeout=30)
+    reply.raise_for_status()
+    return reply.json()["choices"][0]["message"]["content"]
+
+
+def answer(request):
+    return VERSION + ": " + ask(request.prompt)
+
+
+def make_app(settings):
+    prefix = settings["prefix"]
+    return lambda request: prefix + VERSION + ": " + ask(request.prompt)
+
+
+if __name__ == "__main__":
+    question = json.load(sys.stdin)
+    print(VERSION + ": " + ask(question["prompt"]))
+'''
+
+SUPPORT_BOT = "You are a support bot."
+
+
+def write_app(pytester: pytest.Pytester, version: str, system: str = SUPPORT_BOT) -> None:
+    """Write ``myapp.py``. Versions differ in length: a same-size rewrite within one second could
+    be read from a stale bytecode cache."""
+    (pytester.path / "myapp.py").write_text(APP.format(version=version, system=system), encoding="utf-8")
+
+
+def ini(pytester: pytest.Pytester, *lines: str) -> None:
+    pytester.makeini("\n".join(["[pytest]", "pythonpath = .", *lines]))
+
+
+@pytest.fixture
+def llm(fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> FakeLLM:
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.openai_base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    fake_llm.add_rule("Where is my order", "It ships on Monday.")
+    return fake_llm
+
+
+def replay_in_ci(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, llm: FakeLLM, *args: str
+) -> pytest.RunResult:
+    """Stop the model server and run with ``CI=true`` and no record mode (so: replay only)."""
+    llm.stop()
+    monkeypatch.setenv("CI", "true")
+    return pytester.runpytest_inprocess(
+        "-W",
+        "ignore::pytest.PytestAssertRewriteWarning",
+        "-p",
+        "no:hypothesispytest",
+        "-p",
+        "no:anyio",
+        *args,
+    )
+
+
+RECORD = ("--omk-recordings", "rec", "--omk-record-mode", "new_episodes")
+ORDER = sample("order", "Where is my order?", assertions=[{"type": "contains", "value": "Monday"}])
+
+
+def output_of(pytester: pytest.Pytester, report: str, sample_id: str = "order") -> str:
+    record = report_samples(load_report(pytester.path / report))[sample_id]
+    assert record["execution"] is not None, record
+    return str(record["execution"]["output"])
+
+
+# --- the app runs live, its model call replays: python:, the hook, a fixture, a command -----------
+
+
+def test_python_app_runs_live_and_its_model_call_replays(
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ini(pytester)
+    write_sample_set(pytester, ORDER)
+    write_app(pytester, "v1")
+    omk_run("--omk-executor", "python:myapp:answer", *RECORD, "--omk-report", "r1.json").assert_outcomes(
+        passed=1
+    )
+    assert output_of(pytester, "r1.json") == "v1: It ships on Monday."
+    assert len(llm.requests) == 1
+    write_app(pytester, "version 2")
+    replayed = replay_in_ci(
+        pytester,
+        monkeypatch,
+        llm,
+        "--omk-executor",
+        "python:myapp:answer",
+        "--omk-recordings",
+        "rec",
+        "--omk-report",
+        "r2.json",
+    )
+    replayed.assert_outcomes(passed=1)
+    assert output_of(pytester, "r2.json") == "version 2: It ships on Monday."
+    assert "model calls: 0 live, 1 replayed" in replayed.stdout.str()
+    assert len(llm.requests) == 1
+
+
+def test_hook_app_runs_live_and_its_model_call_replays(
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ini(pytester)
+    pytester.makeconftest(
+        "def pytest_omk_make_executor(config):\n    import myapp\n    return myapp.answer\n"
+    )
+    write_sample_set(pytester, ORDER)
+    write_app(pytester, "v1")
+    omk_run(*RECORD, "--omk-report", "r1.json").assert_outcomes(passed=1)
+    write_app(pytester, "version 2")
+    replayed = replay_in_ci(pytester, monkeypatch, llm, "--omk-recordings", "rec", "--omk-report", "r2.json")
+    replayed.assert_outcomes(passed=1)
+    assert output_of(pytester, "r2.json") == "version 2: It ships on Monday."
+    assert len(llm.requests) == 1
+
+
+FIXTURE_CONFTEST = """
+import pytest
+
+
+@pytest.fixture(scope="session")
+def app_settings():
+    return {"prefix": "[settings] "}
+
+
+@pytest.fixture(scope="session")
+def omk_app(app_settings):
+    import myapp
+
+    return myapp.make_app(app_settings)
+"""
+
+
+def test_fixture_app_runs_live_and_its_model_call_replays(
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ini(pytester)
+    pytester.makeconftest(FIXTURE_CONFTEST)
+    write_sample_set(pytester, ORDER)
+    write_app(pytester, "v1")
+    omk_run(*RECORD, "--omk-report", "r1.json").assert_outcomes(passed=1)
+    assert output_of(pytester, "r1.json") == "[settings] v1: It ships on Monday."
+    write_app(pytester, "version 2")
+    replayed = replay_in_ci(pytester, monkeypatch, llm, "--omk-recordings", "rec", "--omk-report", "r2.json")
+    replayed.assert_outcomes(passed=1)
+    assert output_of(pytester, "r2.json") == "[settings] version 2: It ships on Monday."
+    assert len(llm.requests) == 1
+
+
+def test_command_app_runs_live_and_its_model_call_replays(
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ini(pytester)
+    write_sample_set(pytester, ORDER)
+    write_app(pytester, "v1")
+    spec = "command:" + shlex.join([sys.executable, str(pytester.path / "myapp.py")])
+    omk_run("--omk-executor", spec, *RECORD, "--omk-report", "r1.json").assert_outcomes(passed=1)
+    assert output_of(pytester, "r1.json") == "v1: It ships on Monday."
+    write_app(pytester, "version 2")
+    replayed = replay_in_ci(
+        pytester,
+        monkeypatch,
+        llm,
+        "--omk-executor",
+        spec,
+        "--omk-recordings",
+        "rec",
+        "--omk-report",
+        "r2.json",
+    )
+    replayed.assert_outcomes(passed=1)
+    assert output_of(pytester, "r2.json") == "version 2: It ships on Monday."
+    assert len(llm.requests) == 1
+
+
+# --- what the app sends is the key --------------------------------------------------------------
+
+
+def test_a_changed_prompt_inside_the_app_is_a_replay_miss_naming_the_field(
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ini(pytester)
+    write_sample_set(pytester, ORDER)
+    write_app(pytester, "v1")
+    omk_run("--omk-executor", "python:myapp:answer", *RECORD).assert_outcomes(passed=1)
+    write_app(pytester, "v1", system="You are a terse support bot.")
+    missed = replay_in_ci(
+        pytester, monkeypatch, llm, "--omk-executor", "python:myapp:answer", "--omk-recordings", "rec"
+    )
+    missed.assert_outcomes(errors=1)
+    out = missed.stdout.str()
+    assert "--omk-record-mode=none only replays" in out
+    assert re.search(
+        r"messages\[0\]\.content: 'You are a terse support bot\.' \(this run\) vs 'You are a support bot\.' \(recorded\)",
+        out,
+    ), out
+    assert KEY not in out
+    assert len(llm.requests) == 1
+
+
+def test_switching_what_the_hook_returns_is_never_a_stale_pass(
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hook first returns canned logic; then an app that asks a model nobody recorded."""
+    ini(pytester)
+    write_sample_set(pytester, ORDER)
+    write_app(pytester, "v1")
+    pytester.makeconftest(
+        "def pytest_omk_make_executor(config):\n    return lambda request: 'canned: ships Monday'\n"
+    )
+    omk_run(*RECORD).assert_outcomes(passed=1)
+    pytester.makeconftest(
+        "def pytest_omk_make_executor(config):\n    import myapp\n\n    return myapp.answer\n"
+    )
+    switched = replay_in_ci(pytester, monkeypatch, llm, "--omk-recordings", "rec")
+    switched.assert_outcomes(errors=1)
+    switched.stdout.fnmatch_lines(["*No recording for sample 'order'*"])
+    assert len(llm.requests) == 0
+
+
+# --- whole answers, as an explicit opt-in keyed by the app's digest -------------------------------
+
+
+def test_whole_answer_recording_is_an_opt_in_keyed_by_the_app_source(
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ini(pytester)
+    write_sample_set(pytester, ORDER)
+    write_app(pytester, "v1")
+    args = ("--omk-executor", "python:myapp:answer", "--omk-app-record", "answers", "--omk-recordings", "rec")
+    omk_run(*args, "--omk-record-mode", "new_episodes").assert_outcomes(passed=1)
+    assert len(llm.requests) == 1
+    stored = [json.loads(p.read_text(encoding="utf-8")) for p in (pytester.path / "rec").rglob("*.json")]
+    assert [d["kind"] for d in stored] == ["execute"]
+    monkeypatch.setenv("CI", "true")
+    same = replay_in_ci(pytester, monkeypatch, llm, *args, "--omk-report", "same.json")
+    same.assert_outcomes(passed=1)  # the app's source did not change: its answer replays whole
+    assert report_samples(load_report(pytester.path / "same.json"))["order"]["execution"]["replayed"] is True
+    write_app(pytester, "version 2")
+    changed = replay_in_ci(pytester, monkeypatch, llm, *args)
+    changed.assert_outcomes(errors=1)
+    changed.stdout.fnmatch_lines(["*No recording for sample 'order'*", "*app*(this run)*(recorded)*"])
+
+
+# --- many samples at once: each sample's inner calls replay to it only ---------------------------
+
+MANY = 100
+
+
+def many_samples(pytester: pytest.Pytester, llm: FakeLLM) -> None:
+    samples = []
+    for i in range(MANY):
+        sid = f"s{i:03d}"
+        llm.add_rule(f"question from {sid}", f"answer for {sid}")
+        samples.append(
+            sample(
+                sid,
+                f"This is a question from {sid}.",
+                assertions=[{"type": "contains", "value": f"answer for {sid}"}],
+            )
+        )
+    write_sample_set(pytester, *samples)
+
+
+@pytest.mark.parametrize(
+    "replay_args", [("--omk-concurrency", "16"), ("-n", "2")], ids=["concurrency-16", "xdist-2"]
+)
+def test_concurrent_samples_get_their_own_inner_answers(
+    pytester: pytest.Pytester,
+    omk_run: OmkRun,
+    llm: FakeLLM,
+    monkeypatch: pytest.MonkeyPatch,
+    replay_args: tuple[str, ...],
+) -> None:
+    if replay_args[0] == "-n":
+        pytest.importorskip("xdist")
+    ini(pytester)
+    many_samples(pytester, llm)
+    write_app(pytester, "v1")
+    args = ("--omk-executor", "python:myapp:answer", "--omk-recordings", "rec")
+    omk_run(*args, "--omk-record-mode", "new_episodes", "--omk-concurrency", "16").assert_outcomes(
+        passed=MANY
+    )
+    assert len(llm.requests) == MANY
+    write_app(pytester, "version 2")
+    llm.stop()
+    monkeypatch.setenv("CI", "true")
+    result = pytester.runpytest_subprocess(
+        "-p", "no:hypothesispytest", "-p", "no:anyio", *args, *replay_args, "--omk-report", "r.json"
+    )
+    result.assert_outcomes(passed=MANY)
+    records = report_samples(load_report(pytester.path / "r.json"))
+    assert {sid: r["execution"]["output"] for sid, r in records.items()} == {
+        f"s{i:03d}": f"version 2: answer for s{i:03d}" for i in range(MANY)
+    }
+    assert load_report(pytester.path / "r.json")["summary"]["modelCalls"] == {"live": 0, "replayed": MANY}
+
+
+# --- fixtures -----------------------------------------------------------------------------------
+
+LOGGING_FIXTURE = """
+import pytest
+
+LOG = {log!r}
+
+
+def note(line):
+    with open(LOG, "a", encoding="utf-8") as handle:
+        handle.write(line + "\\n")
+
+
+@pytest.fixture(scope="session")
+def greeting():
+    note("greeting setup")
+    yield "hello"
+    note("greeting teardown")
+
+
+@pytest.fixture(scope="session")
+def omk_app(greeting):
+    note("app setup")
+    yield lambda request: greeting + " " + request.sample.sample_id
+    note("app teardown")
+"""
+
+
+def test_a_fixture_provides_the_app_once_with_other_fixtures_and_tears_down_at_the_end(
+    pytester: pytest.Pytester, omk_run: OmkRun, tmp_path: Path
+) -> None:
+    log = tmp_path / "events.log"
+    pytester.makeconftest(LOGGING_FIXTURE.format(log=str(log)))
+    pytester.makepyfile(
+        test_plain=f"def test_ordinary():\n    open({str(log)!r}, 'a').write('ordinary test\\n')\n"
+    )
+    write_sample_set(
+        pytester,
+        *(sample(f"s{i}", "hi", assertions=[{"type": "equals", "value": f"hello s{i}"}]) for i in range(3)),
+    )
+    result = omk_run("--omk-report", "r.json")
+    result.assert_outcomes(passed=4)
+    events = log.read_text(encoding="utf-8").splitlines()
+    assert events.count("app setup") == 1 and events.count("greeting setup") == 1
+    assert events.index("greeting setup") < events.index("app setup")
+    assert events[-2:] == ["app teardown", "greeting teardown"]
+    report = load_report(pytester.path / "r.json")
+    assert report["config"]["executorSource"] == "fixture"
+
+
+def test_prefetch_starts_once_the_fixture_app_exists(
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
+) -> None:
+    """All samples' inner calls are in flight at once: the server holds each until 6 have arrived."""
+    ini(pytester)
+    pytester.makeconftest(FIXTURE_CONFTEST)
+    write_app(pytester, "v1")
+    write_sample_set(pytester, *(sample(f"s{i}", f"Where is my order {i}?") for i in range(6)))
+    llm.gate(6, timeout=10)
+    omk_run("--omk-concurrency", "6").assert_outcomes(passed=6)
+    assert llm.peak_in_flight == 6
+
+
+# --- who answered ----------------------------------------------------------------------------------
+
+HOOK = "def pytest_omk_make_executor(config):\n    return lambda request: 'from the hook'\n"
+
+
+def test_the_command_line_beats_the_hook_and_the_header_says_so(
+    pytester: pytest.Pytester, omk_run: OmkRun
+) -> None:
+    pytester.makeconftest(HOOK)
+    write_sample_set(pytester, sample("s", "ping", assertions=[{"type": "equals", "value": "ping"}]))
+    result = omk_run("--omk-executor", "echo", "--omk-report", "r.json", "--omk-html", "r.html")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "omk: executor echo (from the command line; the pytest_omk_make_executor hook in conftest.py is not used)"
+        ]
+    )
+    report = load_report(pytester.path / "r.json")
+    assert (report["config"]["executor"], report["config"]["executorSource"]) == ("echo", "command line")
+    assert "the pytest_omk_make_executor hook in conftest.py is not used" in (
+        pytester.path / "r.html"
+    ).read_text(encoding="utf-8")
+
+
+def test_the_hook_beats_the_ini_executor_with_a_one_line_notice(
+    pytester: pytest.Pytester, omk_run: OmkRun
+) -> None:
+    pytester.makeconftest(HOOK)
+    pytester.makeini("[pytest]\nomk_executor = echo\n")
+    write_sample_set(pytester, sample("s", "ping", assertions=[{"type": "equals", "value": "from the hook"}]))
+    result = omk_run("--omk-report", "r.json")
+    result.assert_outcomes(passed=1)
+    notices = [line for line in result.stdout.lines if "omk_executor = echo" in line]
+    assert notices == [
+        "omk: executor python:conftest:<lambda> (from the pytest_omk_make_executor hook in conftest.py; "
+        "omk_executor = echo in the ini file is not used)"
+    ]
+    report = load_report(pytester.path / "r.json")
+    assert (report["config"]["executor"], report["config"]["executorSource"]) == (
+        "python:conftest:<lambda>",
+        "hook",
+    )
+
+
+def test_the_app_fixture_in_the_header(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+    pytester.makeconftest(
+        textwrap.dedent(
+            """
+        import pytest
+
+        @pytest.fixture(scope="session")
+        def omk_app():
+            return lambda request: "from the fixture"
+        """
+        )
+    )
+    write_sample_set(
+        pytester, sample("s", "ping", assertions=[{"type": "equals", "value": "from the fixture"}])
+    )
+    result = omk_run()
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["omk: executor from the omk_app fixture in conftest.py*"])
