@@ -1,0 +1,193 @@
+"""The model gateway: a loopback endpoint through which an app under test reaches its models.
+
+The app runs live (it is the code under test); the provider calls it makes go to this endpoint,
+because the run points ``OPENAI_BASE_URL`` and ``ANTHROPIC_BASE_URL`` at it (in this process for
+``python:``, hook and fixture apps; per sample for ``command:`` scripts). Each call is replayed
+from, or recorded to, the run's :class:`~pytest_omk.recordings.store.RecordingStore` under the
+record mode, like the built-in executors' calls, and a live call goes on to the real provider
+(the address the variables had before the run). Keys and stored answers:
+:mod:`pytest_omk.execute.inner_calls`; which sample a call belongs to:
+:mod:`pytest_omk.execute.app_runs`. No pytest here.
+
+Routes: ``/<run>/<api>/<provider path>``, where ``<run>`` is ``_`` (the process-wide URL) or a
+run's token, and ``<api>`` is ``openai`` or ``anthropic``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from pytest_omk.errors import ReplayMissError
+from pytest_omk.execute.app_runs import UNATTRIBUTED, AppRun, AppRuns
+from pytest_omk.execute.inner_calls import (
+    KEPT_RESPONSE_HEADERS,
+    KIND,
+    call_identity,
+    repeat_key,
+    replayed_answer,
+    request_body,
+    stored_answer,
+)
+from pytest_omk.execute.loopback import HttpRequest, HttpResponse, LoopbackServer
+from pytest_omk.recordings.store import RecordingStore
+
+DEFAULT_UPSTREAMS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
+ENV_NAMES = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
+SHARED_ROUTE = "_"
+_HOP_BY_HOP = frozenset(
+    {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "host", "content-length",
+     "accept-encoding", "proxy-authorization", "proxy-connection"}
+)  # fmt: skip
+_ERROR_HEADERS = ("retry-after", "retry-after-ms", "x-should-retry")
+
+
+def upstreams_from(environ: Mapping[str, str]) -> dict[str, str]:
+    """Where live calls go: the provider variables as they were before the run, or the defaults."""
+    return {api: (environ.get(name) or DEFAULT_UPSTREAMS[api]).rstrip("/") for api, name in ENV_NAMES.items()}
+
+
+class _Answered(Exception):
+    """A live call the provider refused (not 2xx): sent back to the app as is, never recorded."""
+
+    def __init__(self, response: HttpResponse) -> None:
+        super().__init__(response.status)
+        self.response = response
+
+
+class ModelGateway:
+    """One process's gateway: replays or records the app's model calls through ``store``."""
+
+    def __init__(self, store: RecordingStore, upstreams: Mapping[str, str], *, timeout: float) -> None:
+        self.store = store
+        self.upstreams = dict(upstreams)
+        self.timeout = timeout
+        self.runs = AppRuns()
+        self._server = LoopbackServer(self.handle)
+        self._client: httpx.AsyncClient | None = None
+
+    def start(self) -> None:
+        """Listen on a free loopback port."""
+        self._server.start()
+
+    def env(self, run: AppRun | None = None) -> dict[str, str]:
+        """``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` pointing here (for one run, or shared)."""
+        route = run.token if run is not None else SHARED_ROUTE
+        base = f"http://127.0.0.1:{self._server.port}/{route}"
+        return {ENV_NAMES[api]: f"{base}/{api}{urlsplit(url).path}" for api, url in self.upstreams.items()}
+
+    def stop(self) -> None:
+        """Stop serving and close the connections to the providers."""
+        self._server.stop(self._close_client())
+
+    async def _close_client(self) -> None:
+        if self._client is not None:
+            await self._client.aclose()
+
+    async def handle(self, request: HttpRequest) -> HttpResponse:
+        """Answer one call of the app: replayed, or live (and recorded when the mode records)."""
+        route, api, rest = _split_route(request.target)
+        upstream = self.upstreams.get(api)
+        if upstream is None:
+            return _error(404, f"pytest-omk's model gateway has no route {request.target.split('?')[0]!r}")
+        parts = urlsplit(upstream)
+        url = f"{parts.scheme}://{parts.netloc}{rest}"
+        body = request_body(request.body, request.headers.get("content-type", ""))
+        named = self.runs.named(route) if route != SHARED_ROUTE else None
+        run = named or self.runs.guess(body)
+        scope = named.scope if named is not None else None
+        identity = call_identity(
+            api=api, url=url, method=request.method, headers=request.headers, body=body, occurrence=0
+        )
+        repeated = repeat_key(identity)
+        occurrence = self.runs.take(scope, repeated)
+        identity["occurrence"] = occurrence
+        answered = False
+        try:
+            payload, replayed = await self._answer(identity, request, url, run)
+            answered = True
+        except _Answered as refused:
+            return refused.response
+        except ReplayMissError as miss:
+            self._missed(run, str(miss))
+            return _error(404, str(miss))
+        finally:
+            self.runs.end(scope, repeated, occurrence, answered=answered)
+        if run is not None:
+            if replayed:
+                run.replayed += 1
+            else:
+                run.live += 1
+        try:
+            status, headers, data = replayed_answer(payload)
+        except ValueError as exc:
+            return _error(502, f"pytest-omk: the recording of this call is unusable: it {exc}")
+        return HttpResponse(status, data, headers)
+
+    async def _answer(
+        self, identity: dict[str, Any], request: HttpRequest, url: str, run: AppRun | None
+    ) -> tuple[dict[str, Any], bool]:
+        label = run.label if run is not None else UNATTRIBUTED
+        source = run.source if run is not None else None
+        if self.store.replay_only and identity["occurrence"] > 0:
+            earlier = self._earlier_occurrence(identity, label)
+            if earlier is not None:
+                return earlier, True
+
+        async def live() -> dict[str, Any]:
+            return await self._forward(request, url)
+
+        return await self.store.call_raw(KIND, identity, live, label=label, source=source)
+
+    def _earlier_occurrence(self, identity: dict[str, Any], label: str) -> dict[str, Any] | None:
+        """Replay only: a repetition never recorded replays the last one that was (as vcrpy's
+        ``allow_playback_repeats``): one recorded under ``-n 2`` may be replayed in one process."""
+        if self.store.get(KIND, identity, label=label) is not None:
+            return None  # recorded: the ordinary path replays it
+        for number in range(identity["occurrence"] - 1, -1, -1):
+            found = self.store.get(KIND, {**identity, "occurrence": number}, label=label)
+            if found is not None:
+                return found
+        return None
+
+    async def _forward(self, request: HttpRequest, url: str) -> dict[str, Any]:
+        if self._client is None:
+            self._client = httpx.AsyncClient(timeout=self.timeout, follow_redirects=False)
+        query = request.target.partition("?")[2]
+        headers = {k: v for k, v in request.headers.items() if k not in _HOP_BY_HOP}
+        try:
+            response = await self._client.request(
+                request.method, url + (f"?{query}" if query else ""), headers=headers, content=request.body
+            )
+        except httpx.HTTPError as exc:
+            reason = type(exc).__name__
+            raise _Answered(_error(502, f"pytest-omk could not reach {url}: {reason}")) from None
+        if not 200 <= response.status_code < 300:
+            kept = {name: response.headers[name] for name in (*KEPT_RESPONSE_HEADERS, *_ERROR_HEADERS)
+                    if name in response.headers}  # fmt: skip
+            raise _Answered(HttpResponse(response.status_code, response.content, kept))
+        return stored_answer(response.status_code, dict(response.headers), response.content)
+
+    def _missed(self, run: AppRun | None, message: str) -> None:
+        # A miss no run can be found for is blamed on every open run: over-blaming costs an
+        # ERROR to investigate, under-blaming a pass on an answer the app made up after the miss.
+        for blamed in [run] if run is not None else self.runs.open_runs():
+            blamed.misses.append(message)
+
+
+def _split_route(target: str) -> tuple[str, str, str]:
+    path, _, _ = target.partition("?")
+    parts = path.split("/", 3)
+    if len(parts) < 3 or parts[0] != "":
+        return "", "", ""
+    return parts[1], parts[2], "/" + (parts[3] if len(parts) > 3 else "")
+
+
+def _error(status: int, message: str) -> HttpResponse:
+    """An error body both SDKs read (``error.message``); ``x-should-retry: false`` stops their retries."""
+    body = json.dumps({"error": {"message": message, "type": "pytest_omk_gateway"}}).encode()
+    return HttpResponse(status, body, {"content-type": "application/json", "x-should-retry": "false"})
