@@ -1,0 +1,1 @@
+"""A small support assistant: the app evaluated by this example."""
