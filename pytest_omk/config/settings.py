@@ -56,6 +56,11 @@ class Settings:
     fail_on_regression: float | None = None
     url_allow_hosts: tuple[str, ...] = ()
     executor_capabilities: tuple[str, ...] = ()
+    app_record: str = "calls"
+    """``calls``: an app under test runs for every sample, its model calls recorded; ``answers``:
+    its whole answers are recorded too, keyed by the app's digest (``--omk-app-record``)."""
+    app_digest: tuple[str, ...] = ()
+    """What the app is for whole-answer recording: paths, globs and ``version:TEXT`` lines."""
     shard: Shard | None = None
     """``--omk-shard K/N``: this run's block of the collected items."""
     status_interval: float = 5.0

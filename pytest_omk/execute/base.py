@@ -9,7 +9,8 @@ executor only speaks its protocol.
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
 
 from pytest_omk.errors import ExecutionError
 from pytest_omk.execute.tls import SharedTls
@@ -95,6 +96,18 @@ class Executor(Protocol):
         """Open its HTTP client ahead of the first call (a no-op without one)."""
         ...
 
+    @property
+    def records_answers(self) -> bool:
+        """Whether its answers are replayed from, and recorded to, the recordings. ``False`` for an
+        app under test, which runs every time (its own model calls are recorded instead)."""
+        ...
+
+    @property
+    def answer_identity(self) -> Mapping[str, Any] | None:
+        """What else identifies its answers in a recording key: the digest of an app whose whole
+        answers are recorded (``{"app": ...}``); ``None`` for every other executor."""
+        ...
+
 
 class ExecutorDefaults:
     """The optional abilities of an executor that has none: no endpoint, the run's timeout, no
@@ -120,3 +133,13 @@ class ExecutorDefaults:
 
     async def warm(self) -> None:
         """No HTTP client."""
+
+    @property
+    def records_answers(self) -> bool:
+        """Answers are recorded and replayed."""
+        return True
+
+    @property
+    def answer_identity(self) -> Mapping[str, Any] | None:
+        """Nothing beyond the executor's id and endpoint."""
+        return None

@@ -42,7 +42,11 @@ class ModelCalls:
 
     def recorded(self, executor: Executor, request: ExecutionRequest) -> ExecutionResult | None:
         """The recording :meth:`call` would replay for ``request``, without waiting; ``None`` otherwise."""
-        return self.store.recorded(executor.id, request, endpoint=executor_endpoint(executor))
+        if not executor.records_answers:
+            return None
+        return self.store.recorded(
+            executor.id, request, endpoint=executor_endpoint(executor), app=executor.answer_identity
+        )
 
     async def call(
         self, executor: Executor, request: ExecutionRequest, *, looked_up: bool = False
@@ -71,10 +75,20 @@ class ModelCalls:
                 result, retries = await call_with_retries(attempt, policy=self.policy, limiter=self.limiter)
             else:
                 result, retries = await tracked(self.progress, attempt, self.policy, self.limiter)
-            return result.model_copy(update={"retries": retries, "replayed": False})
+            # An app under test runs live whatever its model calls did: its result says whether
+            # those were all replayed.
+            replayed = result.replayed if result.appCalls is not None else False
+            return result.model_copy(update={"retries": retries, "replayed": replayed})
 
+        if not executor.records_answers:
+            return await live()  # an app under test: its answer is never looked up nor recorded
         return await self.store.call(
-            executor.id, request, live, endpoint=executor_endpoint(executor), looked_up=looked_up
+            executor.id,
+            request,
+            live,
+            endpoint=executor_endpoint(executor),
+            looked_up=looked_up,
+            app=executor.answer_identity,
         )
 
 

@@ -62,10 +62,19 @@ class _Answered(Exception):
 class ModelGateway:
     """One process's gateway: replays or records the app's model calls through ``store``."""
 
-    def __init__(self, store: RecordingStore, upstreams: Mapping[str, str], *, timeout: float) -> None:
+    def __init__(
+        self,
+        store: RecordingStore,
+        upstreams: Mapping[str, str],
+        *,
+        timeout: float,
+        keys: Mapping[str, str] | None = None,
+    ) -> None:
         self.store = store
         self.upstreams = dict(upstreams)
         self.timeout = timeout
+        self.keys = dict(keys or {})
+        """Stand-in API keys handed to the app with the URLs (a replay needs none, an SDK wants one)."""
         self.runs = AppRuns()
         self._server = LoopbackServer(self.handle)
         self._client: httpx.AsyncClient | None = None
@@ -78,7 +87,8 @@ class ModelGateway:
         """``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` pointing here (for one run, or shared)."""
         route = run.token if run is not None else SHARED_ROUTE
         base = f"http://127.0.0.1:{self._server.port}/{route}"
-        return {ENV_NAMES[api]: f"{base}/{api}{urlsplit(url).path}" for api, url in self.upstreams.items()}
+        urls = {ENV_NAMES[api]: f"{base}/{api}{urlsplit(url).path}" for api, url in self.upstreams.items()}
+        return {**self.keys, **urls}
 
     def stop(self) -> None:
         """Stop serving and close the connections to the providers."""

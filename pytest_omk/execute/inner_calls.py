@@ -16,7 +16,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_omk.endpoints import endpoint_key
+from pytest_omk.recordings.endpoints import endpoint_key
 
 KIND = "http"
 """The recordings kind of inner calls (``<recordings>/http/...``)."""

@@ -10,25 +10,57 @@ error and answered anyway. No pytest here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
 from pytest_omk.errors import ExecutionError, ReplayMissError
+from pytest_omk.execute.app_digest import AppDigest
 from pytest_omk.execute.app_runs import AppRun
-from pytest_omk.execute.base import Executor
+from pytest_omk.execute.base import Executor, ExecutorDefaults
 from pytest_omk.execute.gateway import ModelGateway
-from pytest_omk.models.results import ExecutionResult
+from pytest_omk.models.results import AppCalls, ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
 
 
-class LiveApp:
-    """Runs ``app`` for every call; the gateway replays or records what it asks its models."""
+class LiveApp(ExecutorDefaults):
+    """Runs ``app`` for every call; the gateway replays or records what it asks its models.
 
-    records_answers = False
-    """The call path asks no recording for this executor's answer."""
+    With ``answers`` (``--omk-app-record answers``, an opt-in for slow apps) the app's whole answers
+    are recorded too, keyed by ``digest`` (set before the first call): the app then runs only when
+    its answer is not recorded for this version of it.
+    """
 
-    def __init__(self, app: Executor, gateway: ModelGateway) -> None:
+    def __init__(self, app: Executor, gateway: ModelGateway, *, answers: bool = False) -> None:
         self.app = app
         self.gateway = gateway
+        self.answers = answers
+        self.digest: AppDigest | None = None
+        """What the app is (its declared sources or version), for whole-answer recording."""
+
+    @property
+    def records_answers(self) -> bool:
+        """Only with ``answers``: otherwise the app runs for every call."""
+        return self.answers
+
+    @property
+    def answer_identity(self) -> Mapping[str, Any] | None:
+        """The app's digest, part of a whole answer's key (a new version of the app is a miss)."""
+        if not self.answers:
+            return None
+        if self.digest is None:
+            raise ExecutionError("the app's digest is not known yet (no answer can be recorded)")
+        return self.digest.identity()
+
+    @property
+    def time_budget(self) -> float | None:
+        """The app's own bound of one call."""
+        return self.app.time_budget
+
+    @property
+    def secrets(self) -> tuple[str, ...]:
+        """The app's secrets."""
+        return self.app.secrets
 
     @property
     def id(self) -> str:
@@ -48,20 +80,16 @@ class LiveApp:
         run = self.gateway.runs.open(request)
         try:
             result = await self.app.execute(replace(request, model_env=self.gateway.env(run)))
-        except ExecutionError as exc:
+        except ExecutionError:
             if run.misses:
                 raise ReplayMissError(_missed(run)) from None
-            raise exc
+            raise
         finally:
             self.gateway.runs.close(run)
         if run.misses:
             raise ReplayMissError(_missed(run))
-        return result.model_copy(
-            update={
-                "innerCalls": {"live": run.live, "replayed": run.replayed},
-                "replayed": run.live == 0 and run.replayed > 0,
-            }
-        )
+        calls = AppCalls(live=run.live, replayed=run.replayed)
+        return result.model_copy(update={"appCalls": calls, "replayed": run.live == 0 and run.replayed > 0})
 
     async def aclose(self) -> None:
         """Close the app's executor (a command's processes)."""

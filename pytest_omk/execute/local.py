@@ -129,7 +129,8 @@ class CommandExecutor(ExecutorDefaults):
             ensure_ascii=False,
         ).encode()
         with MockChannel.open(request) as channel:
-            out = await self._run(stdin, request, channel.env)
+            # An app under test reaches its models through the gateway's URLs for this sample.
+            out = await self._run(stdin, request, {**channel.env, **(request.model_env or {})})
             result = _parse_stdout(out.decode(errors="replace"))
             stats = channel.stats()
         if stats is not None and result.mockStats is None:

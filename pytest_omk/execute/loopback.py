@@ -92,8 +92,11 @@ class LoopbackServer:
         async def shut() -> None:
             if self._server is not None:
                 self._server.close()
-            for task in list(self._connections):
+            tasks = list(self._connections)
+            for task in tasks:
                 task.cancel()
+            # Let them run their ``finally`` (closing their sockets) before the loop stops.
+            await asyncio.gather(*tasks, return_exceptions=True)
             if cleanup is not None:
                 with contextlib.suppress(Exception):
                     await cleanup

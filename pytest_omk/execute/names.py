@@ -9,3 +9,10 @@ from __future__ import annotations
 
 BUILTIN_EXECUTORS = ("openai", "anthropic", "echo", "agent")
 """Specs naming a built-in executor (``agent:openai``/``agent:anthropic`` are forms of ``agent``)."""
+
+
+def is_own_code(spec: str) -> bool:
+    """Whether ``spec`` runs the project's own code (``python:...``, a command), not a built-in model
+    executor: such an app runs live, and the model calls it makes are what is recorded."""
+    name = spec.strip()
+    return bool(name) and name.partition(":")[0] not in BUILTIN_EXECUTORS

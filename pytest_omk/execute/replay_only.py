@@ -8,6 +8,9 @@ ever started. A miss is therefore an error by construction, not by a check that 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from pytest_omk.errors import ReplayMissError
 from pytest_omk.execute.base import Endpoint, ExecutionRequest, Executor, ExecutorDefaults
 from pytest_omk.models.results import ExecutionResult
@@ -23,6 +26,7 @@ class ReplayOnly(ExecutorDefaults):
         endpoint = executor.api_endpoint
         self._endpoint = None if endpoint is None else _UrlOnly(endpoint.url)
         self._budget = executor.time_budget
+        self._answer_identity = executor.answer_identity
 
     @property
     def id(self) -> str:
@@ -38,6 +42,11 @@ class ReplayOnly(ExecutorDefaults):
     def time_budget(self) -> float | None:
         """The replaced executor's bound of one call."""
         return self._budget
+
+    @property
+    def answer_identity(self) -> Mapping[str, Any] | None:
+        """The replaced executor's extra key part (an app's digest), so that keys are the same."""
+        return self._answer_identity
 
     def __repr__(self) -> str:
         return f"ReplayOnly({self._id!r})"

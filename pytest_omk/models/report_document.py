@@ -22,12 +22,18 @@ class ReportConfig(_WithOptionalKeys):
     # Every key is written by this version; all are optional so that a merge of older shards'
     # reports (whose config is copied as it was) still validates and is written unchanged.
     OPTIONAL_KEYS: ClassVar[tuple[str, ...]] = (
-        "executor", "model", "judge", "judgeModel", "rubricThreshold", "minComposite", "strict",
+        "executor", "executorSource", "executorNote", "model", "judge", "judgeModel", "rubricThreshold", "minComposite", "strict",
         "recordMode", "concurrency", "retries", "timeout", "variants", "repeat", "minPassRate",
         "baseline", "failOnRegression", "judgeTemplates", "shard",
     )  # fmt: skip
 
     executor: str | None = None
+    """The executor that answered (its id: ``openai``, ``python:myapp.adapter:answer`` ...)."""
+    executorSource: Literal["command line", "ini", "hook", "fixture"] | None = None
+    """Where it came from: ``--omk-executor``, ``omk_executor``, the ``pytest_omk_make_executor`` hook
+    or the ``omk_app`` fixture."""
+    executorNote: str | None = None
+    """What was configured besides and not used (the hook when the command line names another)."""
     model: str | None = None
     judge: str | None = None
     judgeModel: str | None = None

@@ -69,6 +69,13 @@ class MockStats(_Lenient):
     perMock: dict[str, int] = Field(default_factory=dict)
 
 
+class AppCalls(_Lenient):
+    """How many of an app's model calls were made live and how many replayed."""
+
+    live: int = 0
+    replayed: int = 0
+
+
 class ExecutionResult(_Lenient):
     """The model's answer to one sample, with the telemetry the executor could report.
 
@@ -95,6 +102,9 @@ class ExecutionResult(_Lenient):
     mockStats: MockStats | None = None
     replayed: bool = False
     """Whether this result came from a recording rather than a live call."""
+    appCalls: AppCalls | None = None
+    """An app's own model calls while it answered (an app under test runs live; its calls go
+    through the recordings): ``None`` for any other executor. Never recorded."""
     retries: int = 0
     """How many retries the call needed."""
     previousOutput: str | None = None

@@ -54,6 +54,10 @@ class ExecutionRequest:
     (``--omk-record-mode=once`` asks whether that file has recordings)."""
     take: int = 0
     """Attempt of the same item (a rerun by pytest-rerunfailures is take 1, 2 ...); part of the key."""
+    model_env: Mapping[str, str] | None = field(default=None, compare=False)
+    """Where an app under test reaches its models for this call (``OPENAI_BASE_URL``,
+    ``ANTHROPIC_BASE_URL`` of the model gateway, naming this sample): a ``command:`` script gets
+    them as its environment, a Python app may build its client from them. Not part of the key."""
 
     def identity(self) -> dict[str, Any]:
         """The JSON-able fields that change the answer: the recording key is a hash of these."""

@@ -84,6 +84,17 @@ def junit_layout(config: pytest.Config, chosen: str) -> str:
     return "suite" if config.getini("junit_family") == "xunit2" else "testcase"
 
 
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Who answers the samples and why (``omk: executor ...``), and what is live for an app."""
+    from pytest_omk.plugin.answerer import answerer_key
+
+    answerer = config.stash.get(answerer_key, None)
+    if answerer is None:
+        return []
+    settings = config.stash[sample_host_key].settings
+    return answerer.header(settings.record_mode, settings.app_record)
+
+
 def _register_explicit_samples(config: pytest.Config, session: OmkSession) -> None:
     """``--omk-samples`` paths join the run; with no positional args they are the whole run.
 
@@ -111,7 +122,7 @@ def _register_explicit_samples(config: pytest.Config, session: OmkSession) -> No
     config.stash[explicit_dirs_key] = dirs
     if not paths or (not cli and explicit_args):
         return
-    if session.executor is None:
+    if session.calls.model.answerer.source is None:  # nothing is built (or imported) for this check
         option = "--omk-samples" if cli else "omk_samples"
         raise pytest.UsageError(f"omk: {option} given but {NO_EXECUTOR}")
     extra = [str(p) for p in sorted(files | dirs)]

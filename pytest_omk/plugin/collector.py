@@ -16,6 +16,7 @@ import pytest
 from pytest_omk.compare.analysis import analyze
 from pytest_omk.compare.baseline import load_baseline, regression_message
 from pytest_omk.errors import ConfigError
+from pytest_omk.plugin.answerer import answerer_key
 from pytest_omk.plugin.compat import junit_xml, terminal_width
 from pytest_omk.plugin.gc_policy import collections_deferred, freeze_survivors
 from pytest_omk.plugin.wiring import recordings_dir
@@ -225,7 +226,14 @@ class RecordCollector:
 
         run_info = self.config.pluginmanager.get_plugin("omk-run-info")
         run = run_info.section(session) if run_info is not None else {}
-        return {**build_report(rows, totals, self.settings, analysis), **run}
+        answerer = self.config.stash.get(answerer_key, None)
+        # The id that answered is in the records (under xdist the controller builds no executor).
+        answered = (
+            answerer.report(next((r["executor"] for r in rows if r.get("executor")), None))
+            if answerer
+            else None
+        )
+        return {**build_report(rows, totals, self.settings, analysis, answered), **run}
 
     def _write_empty(self, session: pytest.Session) -> None:
         """No sample ran (nothing collected, a collection error ...): the JSON report is still written."""

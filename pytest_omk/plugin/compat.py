@@ -76,6 +76,34 @@ def fixture_info(item: pytest.Function) -> Any:
     return item._fixtureinfo
 
 
+def fixture_value(item: pytest.Function, name: str) -> Any:
+    """The value of fixture ``name`` for ``item`` (set up now if it is not yet), as a test argument
+    naming it would get it: the ``omk_app`` fixture that provides the app under test.
+
+    Private: ``Function._request``, the item's own fixture request. Sample items name no fixture
+    as an argument (see :func:`subtests_of`); the app is asked for once, by the first sample that
+    runs, and pytest keeps it for its scope and tears it down with that scope.
+    """
+    return item._request.getfixturevalue(name)
+
+
+def conftest_fixture(config: pytest.Config, name: str) -> Path | None:
+    """The ``conftest.py`` among those loaded so far that defines a fixture ``name``, if any.
+
+    Private: ``_pytest.fixtures.FixtureFunctionDefinition``, what ``@pytest.fixture`` makes of a
+    function. pytest registers a conftest's fixtures only once its directory is collected, too
+    late for the run's header; the loaded conftest modules are known from the start.
+    """
+    from _pytest.fixtures import FixtureFunctionDefinition
+
+    for plugin in config.pluginmanager.get_plugins():
+        file = getattr(plugin, "__file__", None)
+        is_conftest = isinstance(file, str) and Path(file).name == "conftest.py"
+        if is_conftest and isinstance(getattr(plugin, name, None), FixtureFunctionDefinition):
+            return Path(str(file))
+    return None
+
+
 class FullTraceback:
     """Mixin for items: show an unexpected error's whole traceback, not pytest's filtered one.
 

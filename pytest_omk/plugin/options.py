@@ -106,6 +106,12 @@ OPTIONS: tuple[Option, ...] = (
            "(CI matrices; merge the shards' reports with python -m pytest_omk merge)", metavar="K/N"),
     Option("omk_url_allow_hosts", "hosts exempt from the private-address block", cli=False, listing="args"),
     Option("omk_executor_capabilities", "what a command executor supports (e.g. mocks)", cli=False, listing="args"),
+    Option("--omk-app-record", "an app under test (python:, hook, omk_app fixture, command) runs for every "
+           "sample and its model calls are recorded (calls), or its whole answers are recorded too, keyed "
+           "by --omk-app-digest (answers)", "calls", choice("calls", "answers"), "WHAT"),
+    Option("--omk-app-digest", "what the app is, for --omk-app-record answers: a path or glob relative to "
+           "the rootdir, or version:TEXT (repeatable; default: the source file of the app's module)",
+           metavar="PATH", listing="paths"),
 )  # fmt: skip
 
 
@@ -161,7 +167,7 @@ def settings_from_config(config: pytest.Config) -> Settings:
     for name in ("report", "html", "markdown", "code_quality", "system", "mcp_config", "baseline"):
         if values[name] and config.getoption(f"omk_{name}", default=None) is None:
             values[name] = str(Path(config.rootpath) / values[name])
-    for name in ("samples", "url_allow_hosts", "executor_capabilities"):
+    for name in ("samples", "url_allow_hosts", "executor_capabilities", "app_digest"):
         values[name] = tuple(values[name] or ())
     values["variants"] = _variants(config, values.pop("variant") or ())
     values["record_mode"] = default_mode(values["record_mode"], os.environ)

@@ -65,6 +65,8 @@ class OmkSession:
             int, SampleItem
         ] = {}  # handed over by collection, by id (items include other tests)
         self._js: JsEngine | None = None
+        self._deferred: list[SampleItem] = []
+        self._queued: list[int] = []
 
     @property
     def js(self) -> JsEngine:
@@ -104,8 +106,11 @@ class OmkSession:
         return "requires not met: " + "; ".join(unmet) if unmet else None
 
     def start(self, item: SampleItem) -> RunsFuture | None:
-        """Start the item's model calls, every repeat of them (once); ``None`` when it will be skipped."""
+        """Start the item's model calls, every repeat of them (once); ``None`` when it will be skipped
+        (or cannot start yet: the ``omk_app`` fixture's app is set up by the first sample that runs)."""
         if item.nodeid not in self.launcher.futures and self._skip_reason(item) is not None:
+            return None
+        if self.calls.model.waits_for_fixture:
             return None
         return self.launcher.start(item.nodeid, item.plan)
 
@@ -125,8 +130,20 @@ class OmkSession:
         )
         self._window.fill()
 
+    def _bind_fixture_app(self, item: SampleItem) -> None:
+        """Set up the ``omk_app`` fixture through the first sample, then start the prefetching."""
+        self.calls.model.bind_fixture(item)
+        deferred, self._deferred = self._deferred, []
+        if deferred:
+            self._prefetch(deferred)
+        queued, self._queued = self._queued, []
+        self._start_indices(queued)
+
     def _start_indices(self, indices: list[int]) -> None:
         """Start the calls of the items xdist queued here (by index); one already set up started its own."""
+        if self.calls.model.waits_for_fixture:
+            self._queued.extend(indices)  # started once the fixture's app exists
+            return
         for index in indices:
             item = self._adopted.get(id(self._items[index])) if 0 <= index < len(self._items) else None
             if item is not None and not self._attempts.seen(item.nodeid):
@@ -145,6 +162,8 @@ class OmkSession:
         """Setup phase: skip, or wait for the item's model calls (failure = ERROR)."""
         from pytest_omk.report.records import new_record  # imports the report models
 
+        if self.calls.model.waits_for_fixture and self._skip_reason(item) is None:
+            self._bind_fixture_app(item)
         executor = self.executor
         item.omk_record = new_record(
             nodeid=item.nodeid,
@@ -230,6 +249,8 @@ class OmkSession:
 
             self._items = session.items
             self._feed = WorkerFeed.attach(self.config.pluginmanager.get_plugins())
+        elif self.calls.model.waits_for_fixture:
+            self._deferred = runnable  # prefetching starts once the fixture's app exists
         else:
             self._prefetch(runnable)
 
@@ -269,6 +290,7 @@ class OmkSession:
         # xdist a worker that reports its session finished may be torn down by the controller
         # before its unconfigure runs, which left those sessions running for good.
         self.launcher.close(self.calls.aclose)
+        self.calls.close_app()
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         """Close the JavaScript engine and end every call."""
@@ -276,3 +298,4 @@ class OmkSession:
             self._js.close()
             self._js = None
         self.launcher.close(self.calls.aclose)
+        self.calls.close_app()

@@ -17,6 +17,7 @@ from pytest_omk.config.settings import Settings
 from pytest_omk.errors import ConfigError
 from pytest_omk.judge.select import same_model_warning, select_judge
 from pytest_omk.recordings.modes import replay_only
+from pytest_omk.recordings.scrub import environment_snapshot
 
 if TYPE_CHECKING:
     from pytest_omk.agent.options import AgentOptions
@@ -44,6 +45,12 @@ class CallWiring:
         self._judge_executor: Executor | None = None
         self._resolver: UrlResolver | None = None
         self._scrubber: Scrubber | None = None
+        self._store: RecordingStore | None = None
+        self._provider_env = environment_snapshot()
+        from pytest_omk.plugin.model_under_test import ModelUnderTest
+
+        self.model = ModelUnderTest(config, settings, lambda: self.store, self._agent_options)
+        """What answers the samples, and the gateway of an app under test."""
         self.judge_spec = select_judge(settings.judge, os.environ)
         warning = same_model_warning(self.judge_spec, settings.judge_model, settings.executor, settings.model)
         if warning and not self.is_worker:
@@ -105,25 +112,23 @@ class CallWiring:
         """The model under test, or ``None`` when none is configured."""
         if not self._executor_built:
             self._executor_built = True
-            made = self.config.hook.pytest_omk_make_executor(config=self.config)
-            spec = self.settings.executor
-            if made is None and not spec:
-                return None  # nothing to build: the executors' modules (and asyncio) stay unimported
-            from pytest_omk.run.executors import is_agent_spec, make_executor, wrap_callable
-
-            try:
-                if made is not None:
-                    self._executor = wrap_callable(made, "pytest_omk_make_executor")
-                elif spec:
-                    self._executor = make_executor(
-                        spec,
-                        timeout=self.settings.timeout,
-                        capabilities=self.settings.executor_capabilities,
-                        agent=self._agent_options() if is_agent_spec(spec) else None,
-                    )
-            except ConfigError as exc:
-                raise pytest.UsageError(f"omk: {exc}") from None
+            self._executor = self.model.build()
         return self._executor
+
+    @property
+    def store(self) -> RecordingStore:
+        """The run's recordings store (made on first use: by the call path, or an app's gateway)."""
+        if self._store is None:
+            from pytest_omk.plugin.recordings import run_started_ns
+            from pytest_omk.recordings.store import RecordingStore
+
+            self._store = RecordingStore(
+                self._recordings_dir(),
+                self.settings.record_mode,
+                warn=self._warn,
+                started_ns=run_started_ns(self.config),
+            )
+        return self._store
 
     def _agent_options(self) -> AgentOptions:
         # Imported only for the agent: the agent package (its providers, tools and MCP client)
@@ -140,18 +145,13 @@ class CallWiring:
             from pytest_omk.execute.calls import ModelCalls
             from pytest_omk.execute.replay_only import ReplayOnly
             from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy
-            from pytest_omk.plugin.recordings import run_started_ns
-            from pytest_omk.recordings.store import RecordingStore
             from pytest_omk.run.pipeline import Stages
 
-            store = RecordingStore(
-                self._recordings_dir(),
-                self.settings.record_mode,
-                warn=self._warn,
-                started_ns=run_started_ns(self.config),
-            )
-            if store.replay_only:
-                executor = ReplayOnly(executor)  # no transport: a replay-only run cannot call a model
+            store = self.store
+            if store.replay_only and executor.records_answers:
+                # No transport: a replay-only run cannot call a model. An app under test still
+                # runs (it is the code under test); its gateway replays its model calls only.
+                executor = ReplayOnly(executor)
             calls = ModelCalls(
                 store=store,
                 limiter=AdaptiveLimiter(self._concurrency()),
@@ -206,7 +206,10 @@ class CallWiring:
         from pytest_omk.run.executors import make_executor
 
         try:
-            self._judge_executor = make_executor(self.judge_spec, timeout=self.settings.timeout)
+            # The provider variables as they were before an app's gateway pointed them at itself.
+            self._judge_executor = make_executor(
+                self.judge_spec, timeout=self.settings.timeout, env=self._provider_env
+            )
         except ConfigError as exc:
             raise pytest.UsageError(f"omk: judge: {exc}") from None
         if calls.store.replay_only:
@@ -231,7 +234,7 @@ class CallWiring:
         """
         if self._scrubber is not None:  # asked for every report: the common case comes first
             return self._scrubber
-        from pytest_omk.recordings.scrub import Scrubber, environment_snapshot
+        from pytest_omk.recordings.scrub import Scrubber
 
         extra: list[str] = []
         if self._resolver is not None:
@@ -250,6 +253,10 @@ class CallWiring:
                 await executor.aclose()
         if self._resolver is not None:
             await self._resolver.aclose()
+
+    def close_app(self) -> None:
+        """Stop an app's gateway and restore the provider variables (after the calls have ended)."""
+        self.model.close()
 
     def _recordings_dir(self) -> Path | None:
         return recordings_dir(self.config, self.settings)

@@ -59,17 +59,37 @@ def describe_field(name: str, ours: Any, recorded: Any) -> str:
     return f"{name} differs"
 
 
-def differences(ours: Mapping[str, Any], recorded: Mapping[str, Any]) -> list[str]:
-    """Every differing field, in this run's field order, then fields only the recording has."""
+def differences(ours: Mapping[str, Any], recorded: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """Every differing field, in this run's field order, then fields only the recording has.
+
+    Nested objects and lists of equal length are compared item by item, so a changed message in a
+    request body is named by its path (``body.messages[0].content``), not as "body differs".
+    """
     diffs = []
     for name in [*ours, *(n for n in recorded if n not in ours)]:
+        path = f"{prefix}{name}"
         if name not in recorded:
-            diffs.append(f"{name}: only in this run")
+            diffs.append(f"{path}: only in this run")
         elif name not in ours:
-            diffs.append(f"{name}: only in the recording")
+            diffs.append(f"{path}: only in the recording")
         elif ours[name] != recorded[name]:
-            diffs.append(describe_field(name, ours[name], recorded[name]))
+            diffs.extend(_described(path, ours[name], recorded[name]))
     return diffs
+
+
+def _described(path: str, ours: Any, recorded: Any) -> list[str]:
+    if isinstance(ours, Mapping) and isinstance(recorded, Mapping):
+        return differences(ours, recorded, prefix=f"{path}.")
+    if isinstance(ours, list) and isinstance(recorded, list):
+        if len(ours) != len(recorded):
+            return [f"{path}: {len(ours)} items in this run, {len(recorded)} recorded"]
+        return [
+            line
+            for index, (mine, theirs) in enumerate(zip(ours, recorded, strict=True))
+            if mine != theirs
+            for line in _described(f"{path}[{index}]", mine, theirs)
+        ]
+    return [describe_field(path, ours, recorded)]
 
 
 def nearest(identity: Mapping[str, Any], documents: Sequence[Document]) -> Document | None:
@@ -86,6 +106,12 @@ def nearest(identity: Mapping[str, Any], documents: Sequence[Document]) -> Docum
         if score > best_score:
             best, best_score = document, score
     return best
+
+
+def _target(identity: Mapping[str, Any]) -> str:
+    """`` POST http://...`` for a call identified by its method and endpoint (an app's model call)."""
+    method, endpoint = identity.get("method"), identity.get("endpoint")
+    return f" {method} {endpoint}" if isinstance(method, str) and isinstance(endpoint, str) else ""
 
 
 def _mode_says(mode: str) -> str:
@@ -112,7 +138,7 @@ def describe_miss(
     model or endpoint) explains each miss from a handful of files instead of the whole directory.
     """
     executor = identity.get("executor")
-    call = f"{kind} call" + (f" to executor {executor!r}" if executor is not None else "")
+    call = f"{kind} call" + (f" to executor {executor!r}" if executor is not None else _target(identity))
     lines = [
         f"No recording for sample {label!r} ({call}) in {directory}, and {_mode_says(mode)} "
         f"(it would be {expected.as_posix()})."

@@ -10,6 +10,7 @@ endpoint (their id already names what runs).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
@@ -44,9 +45,17 @@ def _secret_name(name: str) -> bool:
     return any(part in lowered for part in _SECRET_QUERY_PARTS)
 
 
-def call_identity(executor_id: str, request: ExecutionRequest, endpoint: str | None = None) -> dict[str, Any]:
-    """What the key of an executor call hashes: executor, endpoint (HTTP executors) and request."""
+def call_identity(
+    executor_id: str,
+    request: ExecutionRequest,
+    endpoint: str | None = None,
+    app: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """What the key of an executor call hashes: executor, endpoint (HTTP executors), the app's
+    digest (an app whose whole answers are recorded) and the request."""
     identity: dict[str, Any] = {"executor": executor_id, "request": request.identity()}
     if endpoint is not None:
         identity["endpoint"] = endpoint  # another server is another call
+    if app is not None:
+        identity["app"] = dict(app)  # another version of the app is another call
     return identity

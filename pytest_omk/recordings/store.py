@@ -169,18 +169,20 @@ class RecordingStore:
         live: Callable[[], Awaitable[Mapping[str, Any]]],
         *,
         label: str = "",
+        source: Path | None = None,
     ) -> tuple[dict[str, Any], bool]:
-        """Apply the record mode to any JSON call (URL fetches ...): ``(payload, replayed)``."""
+        """Apply the record mode to any JSON call (URL fetches, an app's model calls ...):
+        ``(payload, replayed)``. ``source``: the sample file the call is made for, if known."""
         if self.replays:
             document = self._lookup(kind, identity, label)
             if document is not None:
                 return document.result, True
-            if self.replay_only:
+            if self.replay_only or self._once_and_recorded(source):
                 raise ReplayMissError(self.explain_miss(kind, identity, label=label))
         payload = dict(await live())
         if self.records:
             # Writing fsyncs: done on a worker thread so other calls in flight are not held up.
-            await asyncio.to_thread(self.put, kind, identity, payload, label=label)
+            await asyncio.to_thread(self.put, kind, identity, payload, label=label, source=source)
         return payload, False
 
     # -- typed layer --------------------------------------------------------------------------
@@ -193,19 +195,24 @@ class RecordingStore:
         *,
         endpoint: str | None = None,
         looked_up: bool = False,
+        app: Mapping[str, Any] | None = None,
     ) -> ExecutionResult:
         """Answer ``request`` from a recording or through ``live()``, as the mode says.
 
         A replayed result carries ``replayed=True`` and its recorded telemetry and trace unchanged.
         A live call that raises is never recorded. ``looked_up``: :meth:`recorded` found nothing.
+        ``app``: the digest of an app whose whole answers are recorded (part of the key).
         """
         if not (self.replays or self.records):
             return await live()  # nothing to look up or write: no key, no dump, no thread hop
-        if not looked_up and (replayed := self.recorded(executor_id, request, endpoint=endpoint)) is not None:
+        if (
+            not looked_up
+            and (replayed := self.recorded(executor_id, request, endpoint=endpoint, app=app)) is not None
+        ):
             return replayed
         kind, identity, label = (
             request.purpose,
-            call_identity(executor_id, request, endpoint),
+            call_identity(executor_id, request, endpoint, app),
             request.sample_id,
         )
         if self.replays and (self.replay_only or self._once_and_recorded(request.source)):
@@ -213,7 +220,7 @@ class RecordingStore:
         result = await live()
         if self.records:
             # Only a recording needs the dump, and the thread hop that keeps its fsync off the loop.
-            payload = result.model_dump(mode="json", exclude={"replayed", "previousOutput"})
+            payload = result.model_dump(mode="json", exclude={"replayed", "previousOutput", "appCalls"})
             previous = await asyncio.to_thread(
                 self.put, kind, identity, payload, label=label, source=request.source
             )
@@ -223,13 +230,18 @@ class RecordingStore:
         return result
 
     def recorded(
-        self, executor_id: str, request: ExecutionRequest, *, endpoint: str | None = None
+        self,
+        executor_id: str,
+        request: ExecutionRequest,
+        *,
+        endpoint: str | None = None,
+        app: Mapping[str, Any] | None = None,
     ) -> ExecutionResult | None:
         """What :meth:`call` would replay for ``request``, read now; ``None``: a miss, or no replay mode."""
         if not self.replays:
             return None
         document = self._lookup(
-            request.purpose, call_identity(executor_id, request, endpoint), request.sample_id
+            request.purpose, call_identity(executor_id, request, endpoint, app), request.sample_id
         )
         return None if document is None else self._reader.result(document)
 

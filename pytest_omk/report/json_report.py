@@ -46,9 +46,12 @@ def build_report(
     totals: dict[str, Any],
     settings: Settings,
     analysis: dict[str, Any] | None = None,
+    answered: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The whole report document; ``analysis`` adds variants, comparisons, baseline and coverage."""
-    return build_document(rows, totals, config_section(settings), analysis)
+    """The whole report document; ``analysis`` adds variants, comparisons, baseline and coverage;
+    ``answered`` says which executor answered and where it came from (``executor``,
+    ``executorSource``, ``executorNote``)."""
+    return build_document(rows, totals, {**config_section(settings), **(answered or {})}, analysis)
 
 
 def build_document(

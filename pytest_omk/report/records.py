@@ -144,10 +144,16 @@ def _execution_properties(execution: ExecutionRecord | None) -> list[tuple[str, 
 
 
 def model_calls(run: SampleRun) -> dict[str, int]:
-    """Live and replayed model calls (executor and judge) of one run."""
+    """Live and replayed model calls (executor and judge) of one run; an app under test counts
+    the model calls it made, not itself (it always runs)."""
+    app = run.execution.appCalls
+    if app is not None:
+        live, replayed = app.live, app.replayed
+    else:
+        live, replayed = int(not run.execution.replayed), int(run.execution.replayed)
     return {
-        "live": int(not run.execution.replayed) + run.judge.calls - run.judge.replayed,
-        "replayed": int(run.execution.replayed) + run.judge.replayed,
+        "live": live + run.judge.calls - run.judge.replayed,
+        "replayed": replayed + run.judge.replayed,
     }
 
 

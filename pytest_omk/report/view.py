@@ -102,3 +102,20 @@ def display_name(sample: Doc) -> str:
 def capped(text: str, limit: int) -> str:
     """``text`` cut to ``limit`` characters with an ellipsis."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_SOURCES = {
+    "command line": "the command line",
+    "ini": "the ini file",
+    "hook": "the pytest_omk_make_executor hook",
+    "fixture": "the omk_app fixture",
+}
+
+
+def executor_text(config: Doc) -> str:
+    """The executor that answered, where it came from and what was configured but not used."""
+    shown = str(config.get("executor") or "none")
+    source, note = config.get("executorSource"), config.get("executorNote")
+    parts = [f"from {_SOURCES.get(str(source), str(source))}" if source else None, note]
+    details = "; ".join(str(part) for part in parts if part)
+    return f"{shown} ({details})" if details else shown

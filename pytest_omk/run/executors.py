@@ -8,7 +8,8 @@ a command line (as upstream does).
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
+import inspect
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -20,23 +21,23 @@ if TYPE_CHECKING:
     from pytest_omk.agent.options import AgentOptions
 
 
-def _openai(timeout: float) -> Executor:
+def _openai(timeout: float, env: Mapping[str, str] | None) -> Executor:
     from pytest_omk.execute.openai import OpenAIExecutor
 
-    return OpenAIExecutor(timeout=timeout)
+    return OpenAIExecutor(timeout=timeout, env=env)
 
 
-def _anthropic(timeout: float) -> Executor:
+def _anthropic(timeout: float, env: Mapping[str, str] | None) -> Executor:
     from pytest_omk.execute.anthropic import AnthropicExecutor
 
-    return AnthropicExecutor(timeout=timeout)
+    return AnthropicExecutor(timeout=timeout, env=env)
 
 
-def _echo(timeout: float) -> Executor:
+def _echo(timeout: float, env: Mapping[str, str] | None) -> Executor:
     return EchoExecutor()
 
 
-_BUILTINS: dict[str, Callable[[float], Executor]] = {
+_BUILTINS: dict[str, Callable[[float, Mapping[str, str] | None], Executor]] = {
     "openai": _openai,
     "anthropic": _anthropic,
     "echo": _echo,
@@ -78,6 +79,13 @@ def resolve_callable(target: str) -> Callable[..., Any]:
     return obj  # type: ignore[no-any-return]
 
 
+def callable_name(obj: Any) -> str:
+    """``module:qualname`` of a callable a hook or fixture returned (its executor id's tail)."""
+    target = obj if inspect.isfunction(obj) or inspect.ismethod(obj) else type(obj)
+    module = getattr(target, "__module__", None) or "?"
+    return f"{module}:{getattr(target, '__qualname__', type(obj).__name__)}"
+
+
 def wrap_callable(obj: Any, name: str) -> Executor:
     """An :class:`Executor` as is, or a plain callable wrapped into one."""
     if isinstance(obj, Executor):
@@ -93,10 +101,13 @@ def make_executor(
     timeout: float,
     capabilities: tuple[str, ...] = (),
     agent: AgentOptions | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> Executor:
     """Build the executor named by ``spec``; raise :class:`ConfigError` when it cannot be.
 
     ``agent`` configures the ``agent`` executor (``--omk-agent-*``, MCP config); other specs ignore it.
+    ``env``: where the ``openai`` and ``anthropic`` executors read their variables (default
+    ``os.environ``; the judge is given the variables as they were before an app's gateway).
     """
     spec = spec.strip()
     if not spec:
@@ -105,7 +116,7 @@ def make_executor(
         return _agent(spec, timeout, agent)
     builtin = _BUILTINS.get(spec)
     if builtin is not None:
-        return builtin(timeout)
+        return builtin(timeout, env)
     if spec.startswith("python:"):
         target = spec.removeprefix("python:")
         return wrap_callable(resolve_callable(target), target)

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.integration.conftest import OmkRun, load_report, report_samples, sample, write_sample_set
+from tests.support import OmkRun, load_report, report_samples, sample, write_sample_set
 
 KEY = "sk-app-executor-sentinel-4e9d1a7c"
 
@@ -273,7 +273,8 @@ def test_whole_answer_recording_is_an_opt_in_keyed_by_the_app_source(
     omk_run(*args, "--omk-record-mode", "new_episodes").assert_outcomes(passed=1)
     assert len(llm.requests) == 1
     stored = [json.loads(p.read_text(encoding="utf-8")) for p in (pytester.path / "rec").rglob("*.json")]
-    assert [d["kind"] for d in stored] == ["execute"]
+    # The whole answer, and the app's model call it made (so that --omk-app-record calls replays too).
+    assert sorted(d["kind"] for d in stored) == ["execute", "http"]
     monkeypatch.setenv("CI", "true")
     same = replay_in_ci(pytester, monkeypatch, llm, *args, "--omk-report", "same.json")
     same.assert_outcomes(passed=1)  # the app's source did not change: its answer replays whole
@@ -435,12 +436,12 @@ def test_the_hook_beats_the_ini_executor_with_a_one_line_notice(
     result.assert_outcomes(passed=1)
     notices = [line for line in result.stdout.lines if "omk_executor = echo" in line]
     assert notices == [
-        "omk: executor python:conftest:<lambda> (from the pytest_omk_make_executor hook in conftest.py; "
-        "omk_executor = echo in the ini file is not used)"
+        "omk: executor from the pytest_omk_make_executor hook in conftest.py "
+        "(omk_executor = echo in the ini file is not used)"
     ]
     report = load_report(pytester.path / "r.json")
     assert (report["config"]["executor"], report["config"]["executorSource"]) == (
-        "python:conftest:<lambda>",
+        "python:conftest:pytest_omk_make_executor.<locals>.<lambda>",
         "hook",
     )
 

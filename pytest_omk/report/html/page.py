@@ -14,6 +14,7 @@ from pytest_omk.report.view import (
     SCORE_COLUMNS,
     Doc,
     display_name,
+    executor_text,
     millis,
     money,
     outcome_counts,
@@ -79,7 +80,7 @@ def _header(document: Doc) -> str:
     calls: Doc = summary.get("modelCalls") or {}
     judge = config.get("judge")
     facts = [
-        ("executor", config.get("executor") or "none"),
+        ("executor", executor_text(config)),
         ("model", config.get("model") or "executor's default"),
         ("judge", f"{judge} ({config.get('judgeModel') or 'default model'})" if judge else "none"),
         ("record mode", config.get("recordMode")),
