@@ -138,7 +138,10 @@ class LoopbackServer:
         except BadRequest as exc:
             await _send(writer, HttpResponse(exc.status, str(exc).encode()), keep=False)
             return False
-        response = await self._handler(HttpRequest(method, target, headers, body))
+        try:
+            response = await self._handler(HttpRequest(method, target, headers, body))
+        except Exception as exc:  # a bug must reach the app as an answer, not as a dropped connection
+            response = HttpResponse(500, f"pytest-omk gateway error: {type(exc).__name__}: {exc}".encode())
         keep = version == "HTTP/1.1" and headers.get("connection", "").lower() != "close"
         await _send(writer, response, keep=keep)
         return keep

@@ -82,8 +82,10 @@ class Answerer:
         return replace(self, source=None, spec=None)
 
     def report(self, executor: str | None) -> dict[str, Any]:
-        """The JSON report's ``config`` keys: the executor that answered, its source, the notice."""
-        return {"executor": executor or self.spec, "executorSource": self.source, "executorNote": self.note}
+        """The JSON report's ``config`` keys: the executor that answered (``executor``: the id a
+        hook's or fixture's app answered with), its source, the notice."""
+        # The spec as given when one was (the report always said so); else the id that answered.
+        return {"executor": self.spec or executor, "executorSource": self.source, "executorNote": self.note}
 
 
 def app_line(record_mode: str, app_record: str) -> str:
@@ -95,7 +97,9 @@ def app_line(record_mode: str, app_record: str) -> str:
         "rewrite": "are made live and recorded",
     }.get(record_mode, "are replayed, or made live and recorded")
     whole = "; its whole answers are recorded too, keyed by its digest" if app_record == "answers" else ""
-    return f"omk: the app runs for every sample; its model calls {calls} (record mode {record_mode}){whole}"
+    return (
+        f"omk: the app answers every sample live; its model calls {calls} (record mode {record_mode}){whole}"
+    )
 
 
 def choose(config: pytest.Config) -> Answerer:

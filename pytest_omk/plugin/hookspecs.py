@@ -13,7 +13,9 @@ def pytest_omk_make_executor(config: pytest.Config) -> Any:
 
     The callable receives an ``ExecutionRequest`` (``prompt``, ``system``, ``model``, ``sample``,
     ``cwd`` ...) and returns a ``str``, a dict in the command-output shape, or an
-    ``ExecutionResult``. Return ``None`` to fall back to ``--omk-executor``.
+    ``ExecutionResult``. It is the project's own app: it runs for every sample, and the model calls
+    it makes are recorded and replayed. ``--omk-executor`` on the command line and an ``omk_app``
+    fixture win over the hook; return ``None`` to leave the choice to ``omk_executor``.
     """
 
 

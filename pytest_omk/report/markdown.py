@@ -22,7 +22,6 @@ from pytest_omk.report.view import (
     Doc,
     capped,
     display_name,
-    executor_text,
     failure_reasons,
     money,
     needs_attention,
@@ -69,7 +68,7 @@ def _totals(document: Doc) -> list[str]:
         "|" + "---:|" * len(SCORE_COLUMNS),
         "| " + " | ".join(score_text(means.get(layer)) for layer in SCORE_COLUMNS) + " |",
         "",
-        f"Executor {cell(executor_text(config))}"
+        f"Executor {cell(config.get('executor') or 'none')}"
         + (f" ({cell(config['model'])})" if config.get("model") else "")
         + f" · judge {cell(judge) if judge else 'none'}"
         + (f" ({cell(config['judgeModel'])})" if judge and config.get("judgeModel") else "")

@@ -182,7 +182,41 @@ def script_ab_compare(llm: FakeLLM) -> None:
             llm.add_rule(phrase, answer, system=AB_SYSTEMS[variant])
 
 
-EXAMPLES = {"quickstart": script_quickstart, "ab-compare": script_ab_compare}
+SUPPORT_APP_ANSWERS = {
+    "annual plan three weeks ago": (
+        "Yes: annual plans get a full refund within 30 days of purchase, so you qualify. The money goes "
+        "back to your original payment method within 5-10 business days."
+    ),
+    "monthly plan renewed yesterday": (
+        "I'm sorry, but monthly plans are not refunded after the billing date, so this month's charge "
+        "stays. You can cancel now so that the plan does not renew again."
+    ),
+    "storage is over quota": (
+        "Your files are safe: while an account is over its storage quota, uploads pause but existing files "
+        "stay readable. You can delete some files or upgrade your plan, and uploads resume at once."
+    ),
+    "shared link stay valid": (
+        "A shared link stays valid for 30 days by default, and its owner can set another expiry or revoke "
+        "it at any time."
+    ),
+    "laptop for video editing": (
+        "I can only help with Acme Cloud itself, so I will pass it to a human colleague who can point you "
+        "in the right direction."
+    ),
+}
+
+
+def script_support_app(llm: FakeLLM) -> None:
+    """Canned model answers for examples/support-app's app (the app itself runs for real)."""
+    for phrase, answer in SUPPORT_APP_ANSWERS.items():
+        llm.add_rule(phrase, answer)
+
+
+EXAMPLES = {
+    "quickstart": script_quickstart,
+    "ab-compare": script_ab_compare,
+    "support-app": script_support_app,
+}
 
 
 def record(example: str, scripter: object) -> int:
@@ -215,7 +249,8 @@ def record(example: str, scripter: object) -> int:
 
 
 def rekey_to_default_endpoint(recordings: Path) -> None:
-    """Give every ``openai`` recording under ``recordings`` the default endpoint, and the key to match."""
+    """Give every ``openai`` recording under ``recordings`` the default endpoint, and the key to match
+    (the executor's calls, and an app's own model calls under ``http/`` alike)."""
     default = endpoint_key(chat_completions_url(DEFAULT_BASE_URL))
     for kind_dir in sorted(p for p in recordings.iterdir() if p.is_dir()):
         for path in list(iter_recording_files(kind_dir)):

@@ -331,6 +331,7 @@ def test_concurrent_samples_get_their_own_inner_answers(
     result = pytester.runpytest_subprocess(
         "-p", "no:hypothesispytest", "-p", "no:anyio", *args, *replay_args, "--omk-report", "r.json"
     )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-4000:]
     result.assert_outcomes(passed=MANY)
     records = report_samples(load_report(pytester.path / "r.json"))
     assert {sid: r["execution"]["output"] for sid, r in records.items()} == {
@@ -464,3 +465,31 @@ def test_the_app_fixture_in_the_header(pytester: pytest.Pytester, omk_run: OmkRu
     result = omk_run()
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["omk: executor from the omk_app fixture in conftest.py*"])
+
+
+# --- the worked example ------------------------------------------------------------------------------
+
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support-app"
+
+
+def test_the_support_app_example_runs_offline_from_its_recorded_model_calls(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``pytest examples/support-app -v`` (docs/executors.md): the app runs, its calls replay."""
+    monkeypatch.setenv("CI", "true")  # no provider variable or key is set (the autouse fixture)
+    report = pytester.path / "r.json"
+    result = pytester.runpytest_subprocess(
+        str(EXAMPLE), "-v", "-p", "no:cacheprovider", f"--omk-report={report}"
+    )
+    result.assert_outcomes(passed=5)
+    result.stdout.fnmatch_lines(
+        [
+            "omk: executor from the omk_app fixture in conftest.py",
+            "omk: the app answers every sample live; its model calls replay from the recordings only (record mode none)",
+            "*model calls: 0 live, 5 replayed*",
+        ]
+    )
+    document = load_report(report)
+    assert document["config"]["executorSource"] == "fixture"
+    assert document["config"]["executor"] == "python:conftest:omk_app.<locals>.<lambda>"
+    assert all(s["execution"]["replayed"] for s in document["samples"])

@@ -160,12 +160,20 @@ def test_two_variants_over_recorded_outputs(pytester: pytest.Pytester, workers: 
     pytest.importorskip("xdist")
     _ab_setup(pytester)
     xdist = ["-n", workers] if workers else []
-    recorded = run(pytester, "--omk-record-mode=new_episodes", *xdist)
+    # The hook's canned executor stands in for a model: its whole answers are recorded (an app's
+    # are only on request, keyed by its source: the conftest here).
+    recorded = run(pytester, "--omk-record-mode=new_episodes", "--omk-app-record=answers", *xdist)
     assert len(list((pytester.path / "recordings").rglob("*.json"))) == 12  # 6 samples x 2 variants
     # Replay only: the executor has no answers left, so a live call would fail the run.
     (pytester.path / "outputs.json").write_text("{}", encoding="utf-8")
     result = run(
-        pytester, "--omk-record-mode=none", "--omk-report=ab.json", "-v", "--junitxml=ab.xml", *xdist
+        pytester,
+        "--omk-record-mode=none",
+        "--omk-app-record=answers",
+        "--omk-report=ab.json",
+        "-v",
+        "--junitxml=ab.xml",
+        *xdist,
     )
     assert result.parseoutcomes()["failed"] == recorded.parseoutcomes()["failed"]
 
@@ -212,7 +220,9 @@ def test_two_variants_over_recorded_outputs(pytester: pytest.Pytester, workers: 
     assert capability[("recall", "B")]["passRate"] == half_up(sum(B_WORDS[i] == 4 for i in (1, 3, 5)) / 3)
     assert '::omk.variant" value="B" />' in (pytester.path / "ab.xml").read_text(encoding="utf-8")
     if workers:
-        serial = run(pytester, "--omk-record-mode=none", "--omk-report=serial.json")
+        serial = run(
+            pytester, "--omk-record-mode=none", "--omk-app-record=answers", "--omk-report=serial.json"
+        )
         assert serial.ret == result.ret
         assert _strip_volatile(load_report(pytester.path / "serial.json")) == _strip_volatile(report)
 
@@ -307,7 +317,8 @@ def test_repeats_with_a_flaky_executor(pytester: pytest.Pytester, workers: str |
     assert flaky["assertions"][1]["status"] == "pass"
     assert [run["passed"] for run in repeats["runs"]] == [True, False, True, True, False]
     assert steady["repeats"]["passAll"] is True and steady["repeats"]["passRate"] == 1.0
-    assert flaky["modelCalls"] == {"live": 5, "replayed": 0}
+    # The hook's app is scripted: it runs for each of the 5 rounds and asks no model.
+    assert flaky["modelCalls"] == {"live": 0, "replayed": 0}
     junit = (pytester.path / "r.xml").read_text(encoding="utf-8")
     assert 'omk.repeat.pass_rate" value="0.60" />' in junit
     assert 'omk.repeat.pass_all" value="false" />' in junit
@@ -322,6 +333,7 @@ def test_each_repeat_is_its_own_recording(pytester: pytest.Pytester) -> None:
     first = run(
         pytester,
         "--omk-record-mode=new_episodes",
+        "--omk-app-record=answers",  # the hook's canned executor stands in for a model
         "--omk-recordings=rec",
         "--omk-repeat=5",
         "--omk-min-pass-rate=0.6",
@@ -330,7 +342,12 @@ def test_each_repeat_is_its_own_recording(pytester: pytest.Pytester) -> None:
     assert len(list((pytester.path / "rec").rglob("*.json"))) == 10
     (pytester.path / "outputs.json").write_text("{}", encoding="utf-8")
     replay = run(
-        pytester, "--omk-record-mode=none", "--omk-recordings=rec", "--omk-repeat=5", "--omk-report=r.json"
+        pytester,
+        "--omk-record-mode=none",
+        "--omk-app-record=answers",
+        "--omk-recordings=rec",
+        "--omk-repeat=5",
+        "--omk-report=r.json",
     )
     replay.assert_outcomes(passed=1, failed=2)
     assert load_report(pytester.path / "r.json")["samples"][0]["repeats"]["passed"] == 3

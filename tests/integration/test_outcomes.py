@@ -437,7 +437,8 @@ def test_scores_section_rows_and_totals(
             "",
             "mean: composite 4.25  fact 4.50  behavior 4.00  judge -",
             "samples: 4  passed 2  failed 1  error 1",
-            "model calls: 3 live, 0 replayed  cost: $0.03",
+            # The fake command is an app under test: it runs, and makes no model call of its own.
+            "model calls: 0 live, 0 replayed  cost: $0.03",
             "judge readings missing: 1 *",
         ]
     )
@@ -453,7 +454,8 @@ def test_quiet_scores_section_keeps_only_totals(
             "=*= omk scores =*=",
             "mean: composite 4.25  fact 4.50  behavior 4.00  judge -",
             "samples: 4  passed 2  failed 1  error 1",
-            "model calls: 3 live, 0 replayed  cost: $0.03",
+            # The fake command is an app under test: it runs, and makes no model call of its own.
+            "model calls: 0 live, 0 replayed  cost: $0.03",
         ]
     )
     section = result.stdout.str().split("omk scores", 1)[1]
@@ -589,7 +591,7 @@ def test_json_report(pytester: pytest.Pytester, omk_run: OmkRun, fake_command: F
         "samples": 4,
         "outcomes": {"passed": 2, "failed": 1, "error": 1},
         "means": EXPECTED_MEANS,
-        "modelCalls": {"live": 3, "replayed": 0},
+        "modelCalls": {"live": 0, "replayed": 0},  # the command asked no model through pytest-omk
         "costUSD": 0.03,
         "judgeReadingsMissing": 1,
         "judgeMissingReasons": {"no judge configured": 1},
@@ -663,6 +665,9 @@ def test_replayed_calls_are_reported(
     args = (
         executor_arg(spec),
         "--omk-record-mode=new_episodes",
+        # A command is an app under test: its whole answers are recorded only on request.
+        "--omk-app-record=answers",
+        "--omk-app-digest=version:1",
         "--omk-recordings=recordings",
         "--junitxml=j.xml",
     )

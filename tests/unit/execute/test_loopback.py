@@ -90,6 +90,8 @@ def test_what_cannot_be_read_is_refused_and_the_connection_closed(
 def test_stop_ends_open_connections(server: tuple[LoopbackServer, list[HttpRequest]]) -> None:
     running, _ = server
     sock = socket.create_connection(("127.0.0.1", running.port), timeout=5)
+    sock.sendall(b"POST / HTTP/1.1\r\nContent-Length: 2\r\n\r\nok")
+    assert sock.recv(1000).endswith(b"\r\n\r\nok")  # the connection is being served now
     sock.sendall(b"POST / HTTP/1.1\r\nContent-Length: 10\r\n\r\npart")  # half a body: the task waits
     running.stop()
     assert sock.recv(100) == b""
