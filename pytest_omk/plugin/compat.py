@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -102,6 +102,42 @@ def conftest_fixture(config: pytest.Config, name: str) -> Path | None:
         if is_conftest and isinstance(getattr(plugin, name, None), FixtureFunctionDefinition):
             return Path(str(file))
     return None
+
+
+def keep_current_test_variable() -> Callable[[], None]:
+    """Stop pytest from deleting ``PYTEST_CURRENT_TEST`` between tests; returns the undo.
+
+    An app under test in this process runs on worker threads while pytest runs items, and its
+    HTTP client reads the environment (httpx and requests look for proxy variables by iterating
+    ``os.environ``). pytest deletes the variable after each test and adds it back at the next:
+    an iteration meanwhile raised ``KeyError: 'PYTEST_CURRENT_TEST'`` inside the app
+    (pytest-dev/pytest#10876). Kept in place, the variable only changes its value, which a
+    concurrent iteration survives. Private: ``_pytest.runner._update_current_test_var``, looked up
+    by pytest's runner hooks at each call.
+    """
+    import os
+
+    import _pytest.runner as runner
+
+    name = "PYTEST_CURRENT_TEST"
+    original = runner._update_current_test_var
+    before = os.environ.get(name)
+
+    def update(item: pytest.Item, when: Any) -> None:
+        if when is not None:
+            original(item, when)
+
+    os.environ.setdefault(name, "")
+    runner._update_current_test_var = update
+
+    def undo() -> None:
+        runner._update_current_test_var = original
+        if before is None:
+            os.environ.pop(name, None)
+        else:  # an outer run (pytester in process) had it set: as it was
+            os.environ[name] = before
+
+    return undo
 
 
 class FullTraceback:

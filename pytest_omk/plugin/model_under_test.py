@@ -17,7 +17,7 @@ import pytest
 from pytest_omk.config.settings import Settings
 from pytest_omk.errors import ConfigError
 from pytest_omk.plugin.answerer import FIXTURE, Answerer, answerer_key, choose
-from pytest_omk.plugin.compat import fixture_value
+from pytest_omk.plugin.compat import fixture_value, keep_current_test_variable
 
 if TYPE_CHECKING:
     from pytest_omk.agent.options import AgentOptions
@@ -46,6 +46,7 @@ class ModelUnderTest:
         self.app: AppGateway | None = None
         self._fixture: FixtureApp | None = None
         self._live: LiveApp | None = None
+        self._undo_environment: Callable[[], None] | None = None
 
     def build(self) -> Executor | None:
         """Build what answers (once; ``None``: nothing is configured); a bad spec is a usage error."""
@@ -100,6 +101,8 @@ class ModelUnderTest:
 
         self.app = AppGateway(self._store(), os.environ, timeout=self.settings.timeout)
         self.app.start(in_process=in_process)
+        if in_process:  # the app's threads read os.environ while pytest runs items
+            self._undo_environment = keep_current_test_variable()
 
     def _digest(self, raw: Executor) -> Any:
         from pytest_omk.execute.app_digest import app_digest
@@ -134,6 +137,9 @@ class ModelUnderTest:
         if self.app is not None:
             self.app.stop()
             self.app = None
+        undo, self._undo_environment = self._undo_environment, None
+        if undo is not None:
+            undo()
 
 
 def _is_command(answerer: Answerer) -> bool:

@@ -493,3 +493,22 @@ def test_the_support_app_example_runs_offline_from_its_recorded_model_calls(
     assert document["config"]["executorSource"] == "fixture"
     assert document["config"]["executor"] == "python:conftest:omk_app.<locals>.<lambda>"
     assert all(s["execution"]["replayed"] for s in document["samples"])
+
+
+def test_the_judge_keeps_the_real_provider_while_the_app_goes_through_the_gateway(
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
+) -> None:
+    """The gateway points this process's OPENAI_BASE_URL at itself; the judge must not follow it."""
+    ini(pytester)
+    write_app(pytester, "v1")
+    llm.add_rule(None, json.dumps({"score": 5, "reason": "fine"}), system="judge")
+    rubric = {"helpful": {"criterion": "Answers the question", "weight": 1.0}}
+    write_sample_set(pytester, sample("parcel", "When will my parcel arrive?", rubric=rubric))
+    result = omk_run("--omk-executor", "python:myapp:answer", "--omk-judge", "openai", *RECORD)
+    result.assert_outcomes(passed=1)
+    stored = [json.loads(p.read_text(encoding="utf-8")) for p in (pytester.path / "rec").rglob("*.json")]
+    endpoints = {d["kind"]: d["endpoint"] for d in stored}
+    direct = llm.openai_base_url.split("//")[1].split("/")[0]
+    assert set(endpoints) == {"http", "judge"}
+    assert endpoints["judge"] == endpoints["http"] == f"http://{direct}/v1/chat/completions"
+    assert len(llm.requests) == 2
