@@ -512,3 +512,26 @@ def test_the_judge_keeps_the_real_provider_while_the_app_goes_through_the_gatewa
     assert set(endpoints) == {"http", "judge"}
     assert endpoints["judge"] == endpoints["http"] == f"http://{direct}/v1/chat/completions"
     assert len(llm.requests) == 2
+
+
+def test_rewrite_prunes_the_model_calls_an_app_no_longer_makes(
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
+) -> None:
+    ini(pytester)
+    write_sample_set(pytester, ORDER)
+    write_app(pytester, "v1")
+    omk_run("--omk-executor", "python:myapp:answer", *RECORD).assert_outcomes(passed=1)
+    write_app(pytester, "v1", system="You are a terse support bot.")
+    args = (
+        "--omk-executor",
+        "python:myapp:answer",
+        "--omk-recordings",
+        "rec",
+        "--omk-record-mode",
+        "rewrite",
+    )
+    omk_run(*args).assert_outcomes(passed=1)
+    stored = [json.loads(p.read_text(encoding="utf-8")) for p in (pytester.path / "rec").rglob("*.json")]
+    assert [(d["label"], d["body"]["messages"][0]["content"]) for d in stored] == [
+        ("order", "You are a terse support bot.")
+    ]
