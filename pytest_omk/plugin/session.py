@@ -61,9 +61,8 @@ class OmkSession:
         self.collection = CollectionHooks(config, settings, is_sample=lambda item: id(item) in self._adopted)
         self._items: list[pytest.Item] = []
         self._attempts = Attempts()
-        self._adopted: dict[
-            int, SampleItem
-        ] = {}  # handed over by collection, by id (items include other tests)
+        # Handed over by collection, by id (items include other tests).
+        self._adopted: dict[int, SampleItem] = {}
         self._js: JsEngine | None = None
         self._deferred: list[SampleItem] = []
         self._queued: list[int] = []

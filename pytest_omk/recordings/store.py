@@ -230,19 +230,13 @@ class RecordingStore:
         return result
 
     def recorded(
-        self,
-        executor_id: str,
-        request: ExecutionRequest,
-        *,
-        endpoint: str | None = None,
-        app: Mapping[str, Any] | None = None,
+        self, executor_id: str, request: ExecutionRequest, *, endpoint: str | None = None, app: Any = None
     ) -> ExecutionResult | None:
         """What :meth:`call` would replay for ``request``, read now; ``None``: a miss, or no replay mode."""
         if not self.replays:
             return None
-        document = self._lookup(
-            request.purpose, call_identity(executor_id, request, endpoint, app), request.sample_id
-        )
+        identity = call_identity(executor_id, request, endpoint, app)
+        document = self._lookup(request.purpose, identity, request.sample_id)
         return None if document is None else self._reader.result(document)
 
     def explain_miss(self, kind: str, identity: Mapping[str, Any], *, label: str = "") -> str:
