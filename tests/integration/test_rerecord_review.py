@@ -19,13 +19,20 @@ OLD = "The capital of France is Paris.\nIt lies on the Seine."
 NEW = "The capital of France is Lyon.\nIt lies on the Seine."
 
 
+WHOLE = ("--omk-app-record=answers", "--omk-app-digest=version:1")
+"""The fake command stands in for a model: its whole answers are recorded (a command is an app,
+whose answers are recorded only on request)."""
+
+
 @pytest.fixture
 def recorded(pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand) -> None:
     write_sample_set(
         pytester, sample("capital", "capital?"), sample("steady", "steady?"), sample("third", "third?")
     )
     answers = {"capital": {"output": OLD}, "steady": {"output": "same"}, "third": {"output": "same too"}}
-    omk_run(executor_arg(fake_command.script(answers)), "--omk-record-mode=all", "--omk-recordings=rec")
+    omk_run(
+        executor_arg(fake_command.script(answers)), "--omk-record-mode=all", "--omk-recordings=rec", *WHOLE
+    )
 
 
 @pytest.mark.usefixtures("recorded")
@@ -38,6 +45,7 @@ def test_a_changed_answer_is_listed_with_its_diff(
         executor_arg(fake_command.script(answers)),
         f"--omk-record-mode={mode}",
         "--omk-recordings=rec",
+        *WHOLE,
         "--omk-report=r.json",
         "--omk-html=r.html",
         "--omk-markdown=r.md",
