@@ -77,6 +77,7 @@ def test_the_same_answers_again_list_nothing(
         executor_arg(fake_command.script(answers)),
         "--omk-record-mode=all",
         "--omk-recordings=rec",
+        *WHOLE,
         "--omk-report=r.json",
     )
     assert "answers changed by re-recording" not in result.stdout.str()
