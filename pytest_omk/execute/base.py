@@ -45,6 +45,30 @@ class Endpoint(Protocol):
 
 
 @runtime_checkable
+class AnsweringExecutor(Protocol):
+    """What an executor object handed to the plugin must have (``python:`` or the hook may give
+    one): it answers and closes. :class:`AdaptedExecutor` gives it the optional abilities."""
+
+    @property
+    def id(self) -> str:
+        """Stable identity, part of the recording key."""
+        ...
+
+    @property
+    def supports_mocks(self) -> bool:
+        """Whether the executor intercepts tool calls with the sample's mocks."""
+        ...
+
+    async def execute(self, request: ExecutionRequest) -> ExecutionResult:
+        """Answer ``request``."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release connections and processes."""
+        ...
+
+
+@runtime_checkable
 class Executor(Protocol):
     """Anything that can answer an :class:`ExecutionRequest`.
 
@@ -143,3 +167,32 @@ class ExecutorDefaults:
     def answer_identity(self) -> Mapping[str, Any] | None:
         """Nothing beyond the executor's id and endpoint."""
         return None
+
+
+class AdaptedExecutor(ExecutorDefaults):
+    """A user's executor object with only the answering part (:class:`AnsweringExecutor`): it
+    answers, and the optional abilities are those of an executor that has none."""
+
+    def __init__(self, inner: AnsweringExecutor) -> None:
+        self._inner = inner
+
+    @property
+    def id(self) -> str:
+        """The object's own id."""
+        return self._inner.id
+
+    @property
+    def supports_mocks(self) -> bool:
+        """Whether the object intercepts tool calls."""
+        return bool(self._inner.supports_mocks)
+
+    async def execute(self, request: ExecutionRequest) -> ExecutionResult:
+        """The object's answer."""
+        return await self._inner.execute(request)
+
+    async def aclose(self) -> None:
+        """Close the object."""
+        await self._inner.aclose()
+
+    def __repr__(self) -> str:
+        return f"AdaptedExecutor({self._inner!r})"

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from pytest_omk.errors import ConfigError
-from pytest_omk.execute.base import Executor
+from pytest_omk.execute.base import AdaptedExecutor, AnsweringExecutor, Executor
 from pytest_omk.execute.local import CallableExecutor, CommandExecutor, EchoExecutor
 
 if TYPE_CHECKING:
@@ -87,9 +87,12 @@ def callable_name(obj: Any) -> str:
 
 
 def wrap_callable(obj: Any, name: str) -> Executor:
-    """An :class:`Executor` as is, or a plain callable wrapped into one."""
+    """An :class:`Executor` as is, an object that only answers with the optional abilities added,
+    or a plain callable wrapped into one."""
     if isinstance(obj, Executor):
         return obj
+    if isinstance(obj, AnsweringExecutor):
+        return AdaptedExecutor(obj)
     if callable(obj):
         return CallableExecutor(obj, name=name)
     raise ConfigError(f"{name} is neither an executor nor a callable")
