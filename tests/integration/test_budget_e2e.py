@@ -1,0 +1,141 @@
+"""End to end: ``--omk-budget-usd`` / ``--omk-budget-tokens`` stop live calls at the cap (issue 46).
+
+The model under test is a Python callable (the pytester directory's ``conftest.py``) that asks the
+loopback fake model server for every answer and reports a fixed price per call, so the calls are
+counted where they arrive (the server), not where the plugin says it made them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.fakes.fake_llm import FakeLLM
+from tests.integration.conftest import OmkRun, load_report, sample, write_sample_set
+
+CONFTEST = """
+import os
+
+import httpx
+
+PRICE = float(os.environ["BUDGET_TEST_PRICE"])
+
+
+def answer(request):
+    reply = httpx.post(
+        os.environ["BUDGET_TEST_URL"] + "/chat/completions",
+        json={"model": "m", "messages": [{"role": "user", "content": request.prompt}]},
+        headers={"Authorization": "Bearer sk-test"},
+        timeout=30,
+    )
+    text = reply.json()["choices"][0]["message"]["content"]
+    return {"output": text, "costUSD": PRICE, "inputTokens": 10, "outputTokens": 5}
+
+
+def pytest_omk_make_executor(config):
+    return answer
+"""
+
+SAMPLES = 12
+PRICE = 0.01
+
+
+@pytest.fixture
+def priced(pytester: pytest.Pytester, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> FakeLLM:
+    fake_llm.add_rule(None, "hello there")
+    monkeypatch.setenv("BUDGET_TEST_URL", fake_llm.openai_base_url)
+    monkeypatch.setenv("BUDGET_TEST_PRICE", str(PRICE))
+    pytester.makeconftest(CONFTEST)
+    write_sample_set(
+        pytester,
+        *[sample(f"s{i:02d}", f"question {i}", assertions=[{"type": "contains", "value": "hello"}]) for i in range(SAMPLES)],
+    )
+    return fake_llm
+
+
+def _skipped_for_budget(document: dict) -> list[dict]:
+    return [s for s in document["samples"] if s["outcome"] == "skipped" and (s.get("skipReason") or "").startswith("omk budget")]
+
+
+def test_budget_stops_live_calls_within_one_wave(priced: FakeLLM, omk_run: OmkRun, pytester: pytest.Pytester) -> None:
+    concurrency = 2
+    result = omk_run(
+        "--omk-budget-usd", "0.035", "--omk-concurrency", str(concurrency), "--omk-report", "r.json", "-rs"
+    )
+    calls = len(priced.requests)
+    # 0.035 allows three calls of 0.01; the calls in flight when the cap is reached may finish.
+    assert 3 <= calls <= 3 + concurrency, calls
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed", 0) == calls
+    assert outcomes.get("skipped", 0) == SAMPLES - calls
+    assert outcomes.get("failed", 0) == 0 and outcomes.get("errors", 0) == 0
+    # An incomplete eval is not a pass.
+    assert result.ret == 1
+    document = load_report(Path(pytester.path / "r.json"))
+    assert len(_skipped_for_budget(document)) == SAMPLES - calls
+    budget = document["summary"]["budget"]
+    assert budget["limitUSD"] == 0.035
+    assert budget["notRun"] == SAMPLES - calls
+    assert abs(budget["spentUSD"] - PRICE * calls) < 1e-9
+    out = result.stdout.str()
+    assert "omk budget" in out
+    assert f"{SAMPLES - calls} samples not run" in out
+
+
+def test_budget_incomplete_can_be_allowed(priced: FakeLLM, omk_run: OmkRun) -> None:
+    result = omk_run("--omk-budget-usd", "0.015", "--omk-concurrency", "1", "--omk-allow-incomplete")
+    assert len(priced.requests) == 1
+    assert result.parseoutcomes().get("skipped") == SAMPLES - 1
+    assert result.ret == 0
+
+
+def test_replayed_calls_cost_nothing(priced: FakeLLM, omk_run: OmkRun, pytester: pytest.Pytester) -> None:
+    first = omk_run("--omk-record-mode=all", "--omk-recordings=rec")
+    assert first.ret == 0 and len(priced.requests) == SAMPLES
+    # Everything replays: a budget of one call does not stop a single sample.
+    again = omk_run("--omk-record-mode=none", "--omk-recordings=rec", "--omk-budget-usd", "0.01")
+    assert again.ret == 0
+    assert again.parseoutcomes().get("passed") == SAMPLES
+    assert len(priced.requests) == SAMPLES
+
+
+def test_baseline_gate_counts_budget_skips_as_not_run(
+    priced: FakeLLM, omk_run: OmkRun, pytester: pytest.Pytester
+) -> None:
+    base = omk_run("--omk-report", "base.json")
+    assert base.ret == 0
+    result = omk_run(
+        "--omk-budget-usd", "0.025", "--omk-concurrency", "1", "--omk-allow-incomplete",
+        "--omk-baseline", "base.json", "--omk-fail-on-regression", "0", "--omk-report", "r.json",
+    )
+    document = load_report(Path(pytester.path / "r.json"))
+    section = document["baseline"]
+    ran = SAMPLES - len(_skipped_for_budget(document))
+    assert section["matched"] == ran
+    assert section["notRun"] == SAMPLES - ran
+    assert section["regressions"] == []
+    assert result.ret == 0
+
+
+def test_unpriced_calls_are_counted_by_tokens(
+    pytester: pytest.Pytester, fake_llm: FakeLLM, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A local server's model has no price: the USD budget cannot see it, the token budget can."""
+    fake_llm.add_rule(None, "hello there")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.openai_base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-unpriced")
+    write_sample_set(
+        pytester, *[sample(f"s{i}", f"question {i}", assertions=[{"type": "contains", "value": "hello"}]) for i in range(6)]
+    )
+    result = omk_run(
+        "--omk-executor", "openai", "--omk-model", "local-tiny-model", "--omk-concurrency", "1",
+        "--omk-budget-usd", "1", "--omk-budget-tokens", "1", "--omk-report", "r.json",
+    )
+    assert len(fake_llm.requests) == 1
+    assert result.ret == 1
+    document = load_report(Path(pytester.path / "r.json"))
+    budget = document["summary"]["budget"]
+    assert budget["unpricedCalls"] == 1
+    assert budget["tokens"] > 0
+    assert "unpriced" in result.stdout.str()
