@@ -20,7 +20,7 @@ from types import FrameType
 
 from benchmarks import _support as s
 
-BENCHMARKS = ("startup", "collection", "grading", "concurrency", "judge", "replay", "app_replay")
+BENCHMARKS = ("startup", "collection", "grading", "concurrency", "judge", "replay", "app_replay", "calls")
 COLUMNS = ("benchmark", "name", "figure", "comparison", "ratio", "target", "met?")
 
 

@@ -13,10 +13,13 @@ prints its port as the first line of stdout and serves until SIGTERM.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import signal
+import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -41,7 +44,11 @@ def make_handler(latency: float, reply: str) -> type[BaseHTTPRequestHandler]:
                     "object": "chat.completion",
                     "model": request.get("model", "stdlib"),
                     "choices": [
-                        {"index": 0, "message": {"role": "assistant", "content": reply}, "finish_reason": "stop"}
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": reply},
+                            "finish_reason": "stop",
+                        }
                     ],
                     "usage": {"prompt_tokens": 20, "completion_tokens": 40, "total_tokens": 60},
                 }
@@ -55,13 +62,60 @@ def make_handler(latency: float, reply: str) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+@contextlib.contextmanager
+def serving(workdir: Path, *, latency: float, reply: str) -> Iterator[str]:
+    """Run this server as a child process (its own process group); yields its OpenAI base URL."""
+    from benchmarks import _support as s
+
+    reply_file = workdir / "stdlib-reply.txt"
+    reply_file.write_text(reply, encoding="utf-8")
+    argv = [
+        s.PYTHON,
+        "-m",
+        "benchmarks._stdlib_server",
+        "--latency",
+        str(latency),
+        "--reply-file",
+        str(reply_file),
+    ]
+    proc = subprocess.Popen(
+        argv,
+        cwd=s.REPO_ROOT,
+        env=s.base_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+    s._register(proc)
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline().strip()
+        if not line.isdigit():
+            raise s.BenchmarkError(f"the standard-library server did not report a port (got {line!r})")
+        yield f"http://127.0.0.1:{int(line)}/v1"
+    finally:
+        s._kill_group(proc, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(5)
+        if proc.returncode is None:
+            s._kill_group(proc)
+            proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+        s._unregister(proc)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency", type=float, default=0.25)
     parser.add_argument("--reply-file", type=Path, required=True)
     args = parser.parse_args(argv)
-    server = ThreadingHTTPServer(("127.0.0.1", args.port), make_handler(args.latency, args.reply_file.read_text()))
+    server = ThreadingHTTPServer(
+        ("127.0.0.1", args.port), make_handler(args.latency, args.reply_file.read_text())
+    )
     server.daemon_threads = True
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     print(server.server_address[1], flush=True)

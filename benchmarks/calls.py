@@ -33,7 +33,7 @@ CHANGED_SAMPLES, CHANGED_QUICK = 1000, 200
 CHANGED_TARGET = 1.2
 ROUNDS = 3
 
-EXECUTOR = '''\
+EXECUTOR = """\
 import json
 import pathlib
 
@@ -42,12 +42,12 @@ TABLE = json.loads((pathlib.Path(__file__).parent / "outcomes.json").read_text(e
 
 def answer(request):
     return "alpha" if TABLE[request.sample_id][request.repeat] else "omega"
-'''
+"""
 
-CANNED = f'''\
+CANNED = f"""\
 def answer(request):
     return {CANNED_OUTPUT!r}
-'''
+"""
 
 
 def mixed_outcomes(scale: int = 1) -> dict[str, list[bool]]:
@@ -77,19 +77,40 @@ def _repeats(quick: bool) -> list[s.Row]:
         (root / "outcomes.json").write_text(json.dumps(table), encoding="utf-8")
         (root / "bench_outcomes.py").write_text(EXECUTOR, encoding="utf-8")
         samples = [
-            {"sample_id": name, "prompt": f"answer {name}", "assertions": [{"type": "contains", "value": "alpha"}]}
+            {
+                "sample_id": name,
+                "prompt": f"answer {name}",
+                "assertions": [{"type": "contains", "value": "alpha"}],
+            }
             for name in table
         ]
         write_samples(root, samples)
         common = (
-            "--omk-executor", "python:bench_outcomes:answer", "--omk-record-mode", "off",
-            "--omk-min-pass-rate", str(MIN_PASS_RATE), "-q", "-p", "no:randomly",
+            "--omk-executor",
+            "python:bench_outcomes:answer",
+            "--omk-record-mode",
+            "off",
+            "--omk-min-pass-rate",
+            str(MIN_PASS_RATE),
+            "-q",
+            "-p",
+            "no:randomly",
         )
         env = s.base_env({"PYTHONPATH": str(root)})
-        fixed = s.run_pytest(*common, "--omk-repeat", str(MAXIMUM), "--omk-report", "fixed.json", cwd=root, env=env, expect={})
+        fixed = s.run_pytest(
+            *common, "--omk-repeat", str(MAXIMUM), "--omk-report", "fixed.json", cwd=root, env=env, expect={}
+        )
         auto = s.run_pytest(
-            *common, "--omk-repeat", "auto", "--omk-repeat-max", str(MAXIMUM), "--omk-report", "auto.json",
-            cwd=root, env=env, expect={},
+            *common,
+            "--omk-repeat",
+            "auto",
+            "--omk-repeat-max",
+            str(MAXIMUM),
+            "--omk-report",
+            "auto.json",
+            cwd=root,
+            env=env,
+            expect={},
         )
         fixed_calls, _ = s.model_calls(fixed.output)
         auto_calls, _ = s.model_calls(auto.output)
@@ -134,7 +155,15 @@ def _changed(quick: bool) -> list[s.Row]:
         s.project_file(root)
         (root / "bench_canned.py").write_text(CANNED, encoding="utf-8")
         env = s.base_env({"PYTHONPATH": str(root)})
-        common = ("--omk-executor", "python:bench_canned:answer", "--omk-judge", "none", "--omk-record-mode", "off", "-q")
+        common = (
+            "--omk-executor",
+            "python:bench_canned:answer",
+            "--omk-judge",
+            "none",
+            "--omk-record-mode",
+            "off",
+            "-q",
+        )
         write_samples(root, samples)
         s.run_pytest(*common, "--omk-report", "base.json", cwd=root, env=env, expect={"passed": count})
         samples[count // 2] = {**samples[count // 2], "prompt": samples[count // 2]["prompt"] + " (edited)"}
@@ -144,13 +173,28 @@ def _changed(quick: bool) -> list[s.Row]:
             for name in s.rotated(list(runs), index):
                 if name == "changed":
                     result = s.run_pytest(
-                        *common, "--omk-baseline", "base.json", "--omk-changed", cwd=root, env=env, expect={"passed": count}
+                        *common,
+                        "--omk-baseline",
+                        "base.json",
+                        "--omk-changed",
+                        cwd=root,
+                        env=env,
+                        expect={"passed": 1, "deselected": count - 1},
                     )
                     live, _ = s.model_calls(result.output)
                     if live != 1:
-                        raise s.BenchmarkError(f"--omk-changed made {live} live calls after editing one sample, not 1")
+                        raise s.BenchmarkError(
+                            f"--omk-changed made {live} live calls after editing one sample, not 1"
+                        )
                 else:
-                    result = s.run_pytest(*common, "-k", edited, cwd=root, env=env, expect={"passed": 1})
+                    result = s.run_pytest(
+                        *common,
+                        "-k",
+                        edited,
+                        cwd=root,
+                        env=env,
+                        expect={"passed": 1, "deselected": count - 1},
+                    )
                 runs[name].append(result)
     changed, one = s.median_run(runs["changed"]), s.median_run(runs["one"])
     return [

@@ -30,6 +30,9 @@ from benchmarks.samples import CANNED_OUTPUT, make_samples, write_samples
 
 REPLAY_FULL, REPLAY_QUICK = 10_000, 500
 REPLAY_TARGET_SECONDS = 15.0
+"""The former absolute target (issue 19), printed for reference: a wall time is the host's."""
+FLOOR_TARGET = 1.2
+"""Replay within this ratio of pytest's floor measured in the same run (issue 46)."""
 """The wall of a replay of 10,000 samples (issue 19); the quick run compares its 500 with it too."""
 LIVE_FULL, LIVE_QUICK = 1_000, 60
 LATENCY = 0.25
@@ -187,11 +190,10 @@ def replay_rows(count: int) -> list[s.Row]:
     rss = {k: " / ".join(f"{r.peak_rss_mb:.0f}" for r in v) for k, v in runs.items()}
     return [
         s.target_row(
-            f"replay {count:,} samples ({small_calls:,} calls): wall",
+            f"replay {count:,} samples ({small_calls:,} calls): wall (no target: a property of the host)",
             small.wall,
             REPLAY_TARGET_SECONDS,
-            reference_label="target",
-            limit=1.0,
+            reference_label="former target",
             notes=[
                 f"replay: 3 interleaved runs of each — {count:,}: wall {walls['small']} s, peak RSS "
                 f"{rss['small']} MB; {2 * count:,}: wall {walls['large']} s, peak RSS {rss['large']} MB; "
@@ -217,6 +219,7 @@ def replay_rows(count: int) -> list[s.Row]:
             small.wall,
             floor.wall,
             reference_label="floor",
+            limit=FLOOR_TARGET,
             figure=f"{s.fmt(small.wall)}, {small_rss:.0f} MB",
             comparison=f"floor {s.fmt(floor.wall)}, {floor_rss:.0f} MB",
             notes=[
@@ -224,15 +227,6 @@ def replay_rows(count: int) -> list[s.Row]:
                 f"shared as the plugin shares its capture; nothing read or graded): wall "
                 f"{walls['floor']} s, peak RSS {rss['floor']} MB; memory ratio "
                 f"{small_rss / floor_rss:.2f}×",
-                s.budget_note(
-                    "replay",
-                    floor="pytest's floor",
-                    reference=f"the target's {s.fmt(REPLAY_TARGET_SECONDS)}",
-                    target=f"≤ {s.fmt(REPLAY_TARGET_SECONDS)} for {count:,} samples",
-                    floor_ratio=floor.wall / REPLAY_TARGET_SECONDS,
-                    limit=1.0,
-                    plugin_ratio=small.wall / floor.wall,
-                ),
             ],
         ),
         s.Row(

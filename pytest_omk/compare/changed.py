@@ -23,10 +23,12 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pytest_omk.models import Sample
-from pytest_omk.models.sample import iter_leaves
+if TYPE_CHECKING:
+    # The format's models are imported by collection, off the critical path of start-up; this
+    # module is imported while pytest configures (to carry a baseline) and must not pull them in.
+    from pytest_omk.models import Sample
 
 SCHEME = "omk.input-digest/v1"
 CARRIED_OUTCOMES = ("passed", "failed", "xfailed", "xpassed")
@@ -49,7 +51,11 @@ class RunInputs:
     app_digest: str | None = None
 
     def canonical(self) -> str:
-        return _canonical(
+        """The run's part of every digest (computed once per run: the value is frozen)."""
+        cached: str | None = self.__dict__.get("_canonical")
+        if cached is not None:
+            return cached
+        text = _canonical(
             {
                 "plugin": self.plugin_version,
                 "executor": self.executor,
@@ -62,12 +68,18 @@ class RunInputs:
                 "app": self.app_digest,
             }
         )
+        object.__setattr__(self, "_canonical", text)
+        return text
 
 
 def sample_files(sample: Sample) -> list[str]:
     """The files (relative to the sample file's directory) a sample reads besides the sample file."""
+    from pytest_omk.models.sample import iter_leaves
+
     files: list[str] = []
     for assertion in sample.assertions or []:
+        if assertion.type not in ("custom", "assert-set"):
+            continue  # only a custom check (or a set holding one) reads a file
         for leaf in iter_leaves(assertion):
             fn = getattr(leaf, "fn", None)
             if leaf.type == "custom" and isinstance(fn, str):  # type: ignore[attr-defined]
@@ -124,9 +136,7 @@ def carried_records(baseline: Mapping[str, Any]) -> dict[SampleKey, Mapping[str,
     return carried
 
 
-def carry(
-    record: Mapping[str, Any] | None, digest: str
-) -> Mapping[str, Any] | None:
+def carry(record: Mapping[str, Any] | None, digest: str) -> Mapping[str, Any] | None:
     """The baseline record to report instead of running, when its digest equals ``digest``."""
     if record is None or record.get("inputDigest") != digest:
         return None

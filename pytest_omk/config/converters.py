@@ -75,3 +75,16 @@ def number(*, above: float | None = None, low: float | None = None, high: float 
         return result
 
     return convert
+
+
+def repeat_count(value: str) -> int | str:
+    """``--omk-repeat``: a whole number >= 1, or ``auto`` (repeat until the pass rate is decided)."""
+    if value.strip().lower() == "auto":
+        return "auto"
+    try:
+        count = int(value.strip())
+    except ValueError:
+        raise ValueError("an integer >= 1 or 'auto'") from None
+    if count < 1:
+        raise ValueError("an integer >= 1 or 'auto'")
+    return count

@@ -51,9 +51,20 @@ class Settings:
     variants: tuple[Variant, ...] = ()
     """Named system prompts; every sample runs once per variant (the first is the reference)."""
     repeat: int = 1
+    """Runs of each sample; with ``repeat_auto`` the most runs (``--omk-repeat-max``)."""
+    repeat_auto: bool = False
+    """``--omk-repeat auto``: stop repeating a sample once its pass rate is decided."""
     min_pass_rate: float = 1.0
     baseline: str | None = None
     fail_on_regression: float | None = None
+    changed: bool = False
+    """``--omk-changed``: run only samples whose input digest differs from the baseline's."""
+    app_digest: str | None = None
+    budget_usd: float | None = None
+    budget_tokens: int | None = None
+    allow_incomplete: bool = False
+    mutate: bool = False
+    mutate_seed: int = 0
     url_allow_hosts: tuple[str, ...] = ()
     executor_capabilities: tuple[str, ...] = ()
     app_record: str = "calls"

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from pytest_omk.models.results import ExecutionResult
+if TYPE_CHECKING:
+    from pytest_omk.models.results import ExecutionResult
+
+from pytest_omk.models.report import BUDGET_SKIP as SKIP_PREFIX
 
 Role = Literal["model", "judge"]
-SKIP_PREFIX = "omk budget"
-"""Every sample the budget stops is skipped with a reason starting with this."""
 
 
 class BudgetExhausted(Exception):
@@ -39,6 +40,7 @@ class BudgetLimits:
 
     @property
     def active(self) -> bool:
+        """Whether any cap is set."""
         return self.usd is not None or self.tokens is not None
 
     def share(self, workers: int) -> BudgetLimits:
@@ -63,6 +65,7 @@ class RoleTotals:
     tokens: int = 0
 
     def add(self, result: ExecutionResult) -> None:
+        """Count one finished live call."""
         tokens = (result.inputTokens or 0) + (result.outputTokens or 0)
         self.calls += 1
         self.tokens += tokens
@@ -74,10 +77,12 @@ class RoleTotals:
             self.cost_usd += result.costUSD
 
     def merge(self, other: RoleTotals) -> None:
+        """Add ``other``'s counts to these."""
         for name in ("calls", "priced_calls", "cost_usd", "unpriced_calls", "unpriced_tokens", "tokens"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
     def as_dict(self) -> dict[str, float | int]:
+        """The JSON form (the report's ``roles`` entries, and what a worker sends)."""
         return {
             "calls": self.calls,
             "pricedCalls": self.priced_calls,
@@ -89,6 +94,7 @@ class RoleTotals:
 
     @classmethod
     def of(cls, data: dict[str, float | int]) -> RoleTotals:
+        """Read :meth:`as_dict`'s form back."""
         return cls(
             calls=int(data.get("calls", 0)),
             priced_calls=int(data.get("pricedCalls", 0)),
@@ -103,26 +109,32 @@ class RoleTotals:
 class Spend:
     """What the live calls of a run (or one xdist worker) cost, per role."""
 
-    roles: dict[str, RoleTotals] = field(default_factory=lambda: {"model": RoleTotals(), "judge": RoleTotals()})
+    roles: dict[str, RoleTotals] = field(
+        default_factory=lambda: {"model": RoleTotals(), "judge": RoleTotals()}
+    )
     refused: int = 0
     """Live calls the budget refused."""
 
     def total(self) -> RoleTotals:
+        """Every role's calls together."""
         whole = RoleTotals()
         for totals in self.roles.values():
             whole.merge(totals)
         return whole
 
     def merge(self, other: Spend) -> None:
+        """Add what ``other`` spent (another xdist worker's ledger)."""
         for role, totals in other.roles.items():
             self.roles.setdefault(role, RoleTotals()).merge(totals)
         self.refused += other.refused
 
     def as_dict(self) -> dict[str, object]:
+        """The JSON form a worker sends to the controller."""
         return {"roles": {role: t.as_dict() for role, t in self.roles.items()}, "refused": self.refused}
 
     @classmethod
     def of(cls, data: dict[str, object]) -> Spend:
+        """Read :meth:`as_dict`'s form back (unknown parts are ignored)."""
         roles = data.get("roles")
         spend = cls()
         if isinstance(roles, dict):
@@ -168,6 +180,7 @@ class Budget:
 
     @property
     def exhausted(self) -> bool:
+        """Whether a call was refused: every later one will be."""
         with self._lock:
             return self._exhausted is not None
 

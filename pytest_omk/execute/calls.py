@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from pytest_omk.execute.base import Executor, TransientError
+from pytest_omk.execute.budget import Budget, Role
 from pytest_omk.execute.progress import CallProgress
 from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy, call_with_retries
 from pytest_omk.models.results import ExecutionResult
@@ -39,6 +40,8 @@ class ModelCalls:
     timeout: float
     progress: CallProgress | None = None
     """Counters for the status line (calls in flight, retrying, cost)."""
+    budget: Budget | None = None
+    """The run's spending cap: every live call asks it first (``--omk-budget-usd``/``-tokens``)."""
 
     def recorded(self, executor: Executor, request: ExecutionRequest) -> ExecutionResult | None:
         """The recording :meth:`call` would replay for ``request``, without waiting; ``None`` otherwise."""
@@ -71,10 +74,12 @@ class ModelCalls:
             return result
 
         async def live() -> ExecutionResult:
-            if self.progress is None:
-                result, retries = await call_with_retries(attempt, policy=self.policy, limiter=self.limiter)
+            budget = self.budget
+            if budget is None:
+                result, retries = await self._live(attempt)
             else:
-                result, retries = await tracked(self.progress, attempt, self.policy, self.limiter)
+                role: Role = "judge" if request.purpose == "judge" else "model"
+                result, retries = await budgeted(budget, role, attempt, self._live)
             # An app under test runs live whatever its model calls did: its result says whether
             # those were all replayed.
             replayed = result.replayed if result.appCalls is not None else False
@@ -90,6 +95,43 @@ class ModelCalls:
             looked_up=looked_up,
             app=executor.answer_identity,
         )
+
+    async def _live(self, attempt: Callable[[], Awaitable[ExecutionResult]]) -> tuple[ExecutionResult, int]:
+        """``attempt`` under the concurrency limit, with retries (counted for the status line)."""
+        if self.progress is None:
+            return await call_with_retries(attempt, policy=self.policy, limiter=self.limiter)
+        return await tracked(self.progress, attempt, self.policy, self.limiter)
+
+
+async def budgeted(
+    budget: Budget,
+    role: Role,
+    attempt: Callable[[], Awaitable[ExecutionResult]],
+    run: Callable[[Callable[[], Awaitable[ExecutionResult]]], Awaitable[tuple[ExecutionResult, int]]],
+) -> tuple[ExecutionResult, int]:
+    """``run(attempt)`` with the call admitted by ``budget`` first and settled when it ends.
+
+    Admission happens in the first attempt, inside the concurrency slot: calls queued behind the
+    limit ask when they are about to be sent, so the projection sees the calls really in flight.
+    A refusal (:class:`BudgetExhausted`) is not transient: it is never retried.
+    """
+    admitted = False
+
+    async def first_admitted() -> ExecutionResult:
+        nonlocal admitted
+        if not admitted:
+            budget.admit()
+            admitted = True
+        return await attempt()
+
+    try:
+        result, retries = await run(first_admitted)
+    except BaseException:
+        if admitted:
+            budget.settle(role, None)
+        raise
+    budget.settle(role, result)
+    return result, retries
 
 
 async def tracked(

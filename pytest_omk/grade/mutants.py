@@ -1,4 +1,4 @@
-"""Wrong answers made from a right one, for ``--omk-mutate``: would the checks notice?
+"""Wrong answers made from a right one, for ``--omk-mutate``: would the checks notice them.
 
 Each operator turns an output into a plausible bad answer (a sentence dropped, numbers or named
 entities swapped, a negation flipped, the text cut, emptied, its JSON broken). Every choice comes
@@ -52,6 +52,7 @@ class Mutant:
 
     @property
     def applied(self) -> bool:
+        """Whether the operator changed anything (an unapplied mutant is not counted)."""
         return self.text is not None
 
 

@@ -75,7 +75,10 @@ class StopRule:
         """
         left = self.maximum - runs
         for extra in range(1, left + 1):
-            if self.decide(passed + extra, runs + extra) is not None or self.decide(passed, runs + extra) is not None:
+            if (
+                self.decide(passed + extra, runs + extra) is not None
+                or self.decide(passed, runs + extra) is not None
+            ):
                 return extra
         return max(1, left)
 

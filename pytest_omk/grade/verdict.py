@@ -16,6 +16,7 @@ from pytest_omk.grade.base import GradeContext
 from pytest_omk.grade.registry import grade_sample
 from pytest_omk.grade.repeats import check_verdict, mean_scores, pass_rate_message, repeats_record
 from pytest_omk.grade.scoring import Scores, judge_layer, score_sample, scores_record
+from pytest_omk.grade.sequential import StopRule
 from pytest_omk.grade.stats import mean2, present, sd3
 from pytest_omk.js.numbers import js_sum, to_fixed
 from pytest_omk.models import Sample
@@ -130,12 +131,21 @@ def grade_run(sample: Sample, base_dir: Path, run: SampleRun, js: JsEngine) -> G
 
 
 def verdict(
-    sample: Sample, base_dir: Path, runs: list[SampleRun], settings: VerdictSettings, js: JsEngine
+    sample: Sample,
+    base_dir: Path,
+    runs: list[SampleRun],
+    settings: VerdictSettings,
+    js: JsEngine,
+    *,
+    auto_max: int | None = None,
 ) -> Verdict:
-    """Grade every run of ``sample`` and decide whether it passed."""
+    """Grade every run of ``sample`` and decide whether it passed.
+
+    ``auto_max``: the runs were ``--omk-repeat auto``'s, with this maximum (always a repeated record).
+    """
     graded = [grade_run(sample, base_dir, run, js) for run in runs]
-    if len(graded) > 1:
-        return _repeated(sample, runs, graded, settings)
+    if len(graded) > 1 or auto_max is not None:
+        return _repeated(sample, runs, graded, settings, auto_max)
     [only] = graded
     failed = only.failed_checks(strict=settings.strict)
     composite = only.scores.composite
@@ -159,6 +169,13 @@ def _aggregate(readings: list[Reading], settings: VerdictSettings) -> tuple[Read
     return reading, check.tally.as_record()
 
 
+def run_passed(
+    sample: Sample, base_dir: Path, run: SampleRun, settings: VerdictSettings, js: JsEngine
+) -> bool:
+    """Whether one run passed (``--omk-repeat auto`` decides after each run whether to go on)."""
+    return _run_passed(grade_run(sample, base_dir, run, js), settings)
+
+
 def _run_passed(graded: GradedRun, settings: VerdictSettings) -> bool:
     """A run passed when no check failed and its composite met ``--omk-min-composite`` (if set)."""
     if graded.failed_checks(strict=settings.strict):
@@ -168,7 +185,11 @@ def _run_passed(graded: GradedRun, settings: VerdictSettings) -> bool:
 
 
 def _repeated(
-    sample: Sample, runs: list[SampleRun], graded: list[GradedRun], settings: VerdictSettings
+    sample: Sample,
+    runs: list[SampleRun],
+    graded: list[GradedRun],
+    settings: VerdictSettings,
+    auto_max: int | None,
 ) -> Verdict:
     pairs = [
         _aggregate([g.readings[i] for g in graded], settings) for i in range(len(sample.assertions or []))
@@ -189,6 +210,8 @@ def _repeated(
         for i, (ok, scores, run, cost) in enumerate(zip(run_passed, run_scores, runs, costs, strict=True))
     ]
     record = repeats_record(run_passed, run_scores, run_details=details)
+    if auto_max is not None:
+        record["auto"] = auto_record(sum(run_passed), len(run_passed), auto_max, settings.min_pass_rate)
     known_costs = present(costs)
     record["costUSD"] = to_fixed(js_sum(known_costs), 6) if known_costs else None
     failed_checks = sum(r.status == "fail" for r in [*readings, *rubric.values()])
@@ -199,6 +222,12 @@ def _repeated(
         failure = f"{failed_checks} of {len(readings) + len(rubric)} checks passed in too few runs"
     repeats = Repeats([tally for _, tally in pairs], detail, record, mean_scores(run_scores))
     return Verdict(graded, readings, rubric, failure, repeats)
+
+
+def auto_record(passed: int, runs: int, maximum: int, min_pass_rate: float) -> dict[str, Any]:
+    """``repeats.auto``: the maximum, the runs saved against it, and how the repeats stopped."""
+    decided = StopRule(maximum, min_pass_rate).decide(passed, runs) if runs < maximum else None
+    return {"max": maximum, "saved": maximum - runs, "decided": decided or "max"}
 
 
 def _fmt(value: float | None) -> str:

@@ -16,6 +16,8 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 
 from pytest_omk.models.results import Cause
 
+BUDGET_SKIP = "omk budget"
+"""Every sample a budget stops is skipped with a reason starting with this (``skipReason``)."""
 Number = int | float
 """Kept as written: an ``int`` stays an ``int`` (``1``, not ``1.0``) in the JSON report."""
 Score = Annotated[Number | None, Field(ge=1, le=5)]
@@ -156,10 +158,21 @@ class LayerStats(_Record):
     sd: Number | None = Field(default=None, ge=0)
 
 
-class Repeats(_WithOptionalKeys):
-    """Present when the sample ran ``--omk-repeat N`` > 1 times."""
+class AutoRepeats(_Record):
+    """``--omk-repeat auto``: how the sample's repeats stopped."""
 
-    OPTIONAL_KEYS = ("runs", "costUSD")
+    max: int = Field(ge=1)
+    """The most runs the sample could have taken (``--omk-repeat-max``)."""
+    saved: int = Field(ge=0)
+    """Runs not made against that maximum."""
+    decided: Literal["pass", "fail", "max"]
+    """``pass``/``fail``: stopped early with that decision; ``max``: ran to the maximum."""
+
+
+class Repeats(_WithOptionalKeys):
+    """Present when the sample ran ``--omk-repeat N`` > 1 times, or ``--omk-repeat auto``."""
+
+    OPTIONAL_KEYS = ("runs", "costUSD", "auto")
 
     n: int = Field(ge=1)
     passed: int = Field(ge=0)
@@ -172,6 +185,31 @@ class Repeats(_WithOptionalKeys):
     composite: LayerStats
     runs: list[dict[str, Any]] | None = None
     costUSD: Number | None = Field(default=None, ge=0)
+    auto: AutoRepeats | None = None
+
+
+class MutantResult(_Record):
+    """One mutant of the sample's output (``--omk-mutate``)."""
+
+    operator: str
+    applied: bool
+    """``False``: the operator had nothing to change in this output (not counted)."""
+    caught: bool
+    """A deterministic check failed on the mutant."""
+    failed: list[int] = Field(default_factory=list)
+    """Indexes of the top-level assertions that failed on it."""
+
+
+class Mutation(_Record):
+    """``--omk-mutate``: how many wrong answers the sample's deterministic checks catch."""
+
+    assessed: bool
+    """``False`` when the real output already fails its checks (nothing to compare with)."""
+    mutants: int = Field(ge=0)
+    caught: int = Field(ge=0)
+    weak: bool
+    """Assessed, and no mutant caught: the checks would pass a bad answer."""
+    results: list[MutantResult] = Field(default_factory=list)
 
 
 class SampleRecord(_Record):
@@ -197,6 +235,13 @@ class SampleRecord(_Record):
     error: str | None = None
     """Why the sample could not be run (executor, URL or judge failure); ``None`` when it ran."""
     repeats: Repeats | None = None
+    skipReason: str | None = None
+    """Why the sample did not run when it was skipped by the run itself (``omk budget: ...``)."""
+    inputDigest: str | None = None
+    """SHA-256 of everything the result depends on (``--omk-changed``); ``None`` when not computed."""
+    carried: bool = False
+    """Reported from ``--omk-baseline`` (``--omk-changed``: its inputs did not change), not run."""
+    mutation: Mutation | None = None
     order: int = Field(default=0, exclude=True)
     """Where the item was collected (the report lists records in that order); not reported."""
 

@@ -24,7 +24,8 @@ class ReportConfig(_WithOptionalKeys):
     OPTIONAL_KEYS: ClassVar[tuple[str, ...]] = (
         "executor", "executorSource", "executorNote", "model", "judge", "judgeModel", "rubricThreshold", "minComposite", "strict",
         "recordMode", "concurrency", "retries", "timeout", "variants", "repeat", "minPassRate",
-        "baseline", "failOnRegression", "judgeTemplates", "shard",
+        "baseline", "failOnRegression", "judgeTemplates", "shard", "repeatAuto", "changed", "budgetUSD",
+        "budgetTokens", "mutate",
     )  # fmt: skip
 
     executor: str | None = None
@@ -53,6 +54,12 @@ class ReportConfig(_WithOptionalKeys):
     """Judge template ids (version#hash) by kind."""
     shard: Annotated[str | None, Field(pattern=r"^[0-9]+/[0-9]+$")] = None
     """--omk-shard K/N: this run was the K-th of N shards (null: the whole run, or a merge of shards)."""
+    repeatAuto: bool = False
+    """--omk-repeat auto (``repeat`` is then the maximum)."""
+    changed: bool = False
+    budgetUSD: Number | None = Field(default=None, ge=0)
+    budgetTokens: int | None = Field(default=None, ge=1)
+    mutate: bool = False
 
 
 class SummaryMeans(_Record):
@@ -65,10 +72,62 @@ class SummaryMeans(_Record):
     judge: Score = None
 
 
+class RoleSpend(_Record):
+    """Live calls of one role under a budget, and what they cost."""
+
+    calls: int = Field(ge=0)
+    pricedCalls: int = Field(ge=0)
+    costUSD: Number = Field(ge=0)
+    unpricedCalls: int = Field(ge=0)
+    unpricedTokens: int = Field(ge=0)
+    tokens: int = Field(ge=0)
+
+
+class BudgetSummary(_Record):
+    """``--omk-budget-usd`` / ``--omk-budget-tokens``: the caps, what was spent, what did not run."""
+
+    limitUSD: Number | None = Field(default=None, ge=0)
+    limitTokens: int | None = Field(default=None, ge=1)
+    spentUSD: Number = Field(ge=0)
+    """Cost of the priced live calls (model under test and judge)."""
+    tokens: int = Field(ge=0)
+    unpricedCalls: int = Field(ge=0)
+    """Live calls with no known price: counted by their tokens only."""
+    unpricedTokens: int = Field(ge=0)
+    refusedCalls: int = Field(ge=0)
+    notRun: int = Field(ge=0)
+    """Samples skipped because the budget was spent."""
+    roles: dict[str, RoleSpend] = Field(default_factory=dict)
+
+
+class RepeatSummary(_Record):
+    """``--omk-repeat auto``: runs made against the most the samples could have taken."""
+
+    runs: int = Field(ge=0)
+    maximum: int = Field(ge=0)
+    saved: int = Field(ge=0)
+
+
+class MutationSummary(_Record):
+    """``--omk-mutate``: samples assessed and the weak ones (checks that caught no mutant)."""
+
+    assessed: int = Field(ge=0)
+    mutants: int = Field(ge=0)
+    caught: int = Field(ge=0)
+    weak: list[str] = Field(default_factory=list)
+    """Node ids of the weak samples."""
+
+
 class ReportSummary(_WithOptionalKeys):
     """Run totals: outcome counts, layer means, model calls, cost, missing judge readings."""
 
-    OPTIONAL_KEYS: ClassVar[tuple[str, ...]] = ("judgeMissingReasons",)
+    OPTIONAL_KEYS: ClassVar[tuple[str, ...]] = (
+        "judgeMissingReasons",
+        "budget",
+        "repeats",
+        "mutation",
+        "carried",
+    )
 
     samples: int = Field(ge=0)
     outcomes: dict[Outcome, Annotated[int, Field(ge=0)]]
@@ -78,3 +137,8 @@ class ReportSummary(_WithOptionalKeys):
     judgeReadingsMissing: int = Field(ge=0)
     judgeMissingReasons: dict[str, Annotated[int, Field(ge=1)]] = Field(default_factory=dict)
     """Why judge readings were not scored, with counts."""
+    budget: BudgetSummary | None = None
+    repeats: RepeatSummary | None = None
+    mutation: MutationSummary | None = None
+    carried: int = Field(default=0, ge=0)
+    """Samples reported from the baseline (``--omk-changed``), not run."""

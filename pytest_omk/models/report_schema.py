@@ -39,6 +39,13 @@ _NAMES = {
     "ReportConfig": "config",
     "ReportSummary": "summary",
     "SummaryMeans": "summaryMeans",
+    "AutoRepeats": "autoRepeats",
+    "MutantResult": "mutantResult",
+    "Mutation": "mutation",
+    "RoleSpend": "roleSpend",
+    "BudgetSummary": "budgetSummary",
+    "RepeatSummary": "repeatSummary",
+    "MutationSummary": "mutationSummary",
 }
 _MODELS: dict[str, type[BaseModel]] = {
     name: getattr(models, name, None) or getattr(document, name) for name in _NAMES

@@ -51,7 +51,10 @@ def pytest_configure(config: pytest.Config) -> None:
     register_xdist_status(config, session.calls.progress, settings.status_interval)
     if not hasattr(config, "workerinput"):
         # One feature, one plugin object: the records are gathered and published by the controller.
-        collector = RecordCollector(config, settings)
+        budget = session.calls.budget
+        collector = RecordCollector(
+            config, settings, spend=lambda: budget.spend() if budget is not None else None
+        )
         config.stash[record_collector_key] = collector
         config.pluginmanager.register(collector, "omk-records")
     # pytest-html is loaded whenever it is installed; only a run writing its page (``--html``)

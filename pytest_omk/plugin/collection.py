@@ -36,8 +36,13 @@ class CollectionHooks:
     """
 
     def __init__(
-        self, config: pytest.Config, settings: Settings, is_sample: Callable[[pytest.Item], bool]
+        self,
+        config: pytest.Config,
+        settings: Settings,
+        is_sample: Callable[[pytest.Item], bool],
+        carry: Callable[[list[pytest.Item]], list[pytest.Item]] = lambda items: [],
     ) -> None:
+        self._carry = carry
         self.config = config
         self.settings = settings
         self._is_sample = is_sample
@@ -70,6 +75,12 @@ class CollectionHooks:
             if deselected:
                 config.hook.pytest_deselected(items=deselected)
                 items[:] = selected
+        # After the shard's cut: each shard reports the carried samples of its own block.
+        carried = self._carry(items)
+        if carried:
+            left = set(map(id, carried))
+            config.hook.pytest_deselected(items=carried)
+            items[:] = [item for item in items if id(item) not in left]
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         """Keep the collection order and count the samples."""

@@ -16,6 +16,7 @@ import pytest
 from pytest_omk.compare.analysis import analyze
 from pytest_omk.compare.baseline import load_baseline, regression_message
 from pytest_omk.errors import ConfigError
+from pytest_omk.execute.budget import BudgetLimits, Spend
 from pytest_omk.plugin.answerer import answerer_key
 from pytest_omk.plugin.compat import junit_xml, terminal_width
 from pytest_omk.plugin.gc_policy import collections_deferred, freeze_survivors
@@ -24,7 +25,15 @@ from pytest_omk.recordings.scrub import secrets_from_env
 from pytest_omk.report.answer_diff import terminal_lines as answer_changes
 from pytest_omk.report.comparisons import comparison_lines
 from pytest_omk.report.kept import KeptRecord
+from pytest_omk.report.mutation import mutation_lines, mutation_summary
 from pytest_omk.report.outputs import ReportTargets, Written, write_reports
+from pytest_omk.report.savings import (
+    budget_lines,
+    budget_summary,
+    carried_lines,
+    repeat_lines,
+    repeat_summary,
+)
 from pytest_omk.report.terminal import render_summary, summarize
 
 if TYPE_CHECKING:
@@ -42,9 +51,15 @@ class RecordCollector:
     reports), as ``config.stash[record_collector_key]``.
     """
 
-    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+    def __init__(
+        self, config: pytest.Config, settings: Settings, spend: Callable[[], Spend | None] = lambda: None
+    ) -> None:
         self.config = config
         self.settings = settings
+        self._spend = spend
+        """This process's budget ledger (``None`` without a budget); workers send theirs at the end."""
+        self._worker_spends: list[Spend] = []
+        self.totals: dict[str, Any] | None = None
         self.records: dict[str, KeptRecord] = {}
         """Each sample's record, packed, with its summary view; keyed by node id, in report order."""
         self.outcomes: dict[str, str] = {}
@@ -149,6 +164,51 @@ class RecordCollector:
         writers render."""
         return [{**self.records[row["nodeid"]].record(), "outcome": row["outcome"]} for row in self.ordered()]
 
+    def add_carried(self, records: list[dict[str, Any]]) -> None:
+        """Records of samples carried from the baseline (``--omk-changed``): reported, not run."""
+        for record in records:
+            nodeid = str(record["nodeid"])
+            if nodeid not in self.records:
+                self.records[nodeid] = KeptRecord.of(record, whole=self.targets.wanted)
+                self.outcomes[nodeid] = str(record.get("outcome") or "unknown")
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """xdist: a worker finished; keep what its live calls spent and the samples it carried."""
+        output = getattr(node, "workeroutput", {})
+        data = output.get("omk_spend")
+        if isinstance(data, dict):
+            self._worker_spends.append(Spend.of(data))
+        carried = output.get("omk_carried")
+        if isinstance(carried, list):
+            self.add_carried(carried)
+
+    def spend(self) -> Spend | None:
+        """What the run's live calls spent under the budget (every worker's, under xdist)."""
+        own = self._spend()
+        if own is None and not self._worker_spends:
+            return None
+        total = Spend()
+        for part in [own, *self._worker_spends]:
+            if part is not None:
+                total.merge(part)
+        return total
+
+    def _extra_totals(self, rows: list[dict[str, Any]], totals: dict[str, Any]) -> None:
+        """The budget, auto-repeat, carried and mutation parts of the summary (when in use)."""
+        limits = BudgetLimits(self.settings.budget_usd, self.settings.budget_tokens)
+        spend = self.spend()
+        if limits.active:
+            totals["budget"] = budget_summary(rows, spend or Spend(), limits)
+        repeats = repeat_summary(rows)
+        if repeats is not None:
+            totals["repeats"] = repeats
+        carried = sum(1 for row in rows if row.get("carried"))
+        if carried:
+            totals["carried"] = carried
+        if self.settings.mutate:
+            totals["mutation"] = mutation_summary(rows)
+
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """Print the ``omk scores`` section."""
         rows = self.ordered()
@@ -159,6 +219,17 @@ class RecordCollector:
         width = terminal_width(terminalreporter)
         for line in render_summary(rows, verbose=verbosity >= 0, width=width, wide=verbosity >= 1):
             terminalreporter.write_line(line)
+        totals = self.totals or {}
+        for line in repeat_lines(totals.get("repeats")) + carried_lines(rows, self.settings.baseline):
+            terminalreporter.write_line(line)
+        if totals.get("budget"):
+            incomplete = bool(totals["budget"]["notRun"]) and not self.settings.allow_incomplete
+            for line in budget_lines(totals["budget"]):
+                terminalreporter.write_line(line, red=incomplete)
+        if totals.get("mutation"):
+            terminalreporter.write_sep("=", "omk mutation")
+            for line in mutation_lines(rows, totals["mutation"], verbose=verbosity >= 1):
+                terminalreporter.write_line(line)
         analysis = self.analyze(rows)
         for line in comparison_lines(analysis, message=self.regression, coverage=verbosity >= 1):
             terminalreporter.write_line(line, red=line == self.regression)
@@ -179,11 +250,27 @@ class RecordCollector:
         if not rows:
             self._write_empty(session)
             return
-        totals = summarize(rows)
+        totals = self.totals = summarize(rows)
+        self._extra_totals(rows, totals)
         self._junit_suite_properties(totals)
         analysis = self.analyze(rows)
         if self.regression and session.exitstatus == pytest.ExitCode.OK:
             # The gate: the tests themselves passed, but the run regressed against the baseline.
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        carried_failed = sum(
+            1 for row in rows if row.get("carried") and row["outcome"] in ("failed", "error")
+        )
+        if carried_failed and session.exitstatus == pytest.ExitCode.OK:
+            # A sample that failed in the baseline, with nothing changed since, fails this run too.
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        budget = totals.get("budget")
+        if (
+            budget
+            and budget["notRun"]
+            and not self.settings.allow_incomplete
+            and session.exitstatus == pytest.ExitCode.OK
+        ):
+            # An eval the budget cut short is not a pass (unless --omk-allow-incomplete).
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.targets.wanted:
             secrets = {*secrets_from_env(os.environ), *self.extra_secrets}

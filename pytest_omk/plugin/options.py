@@ -15,13 +15,15 @@ from typing import Any, Literal
 import pytest
 
 from pytest_omk.compare.variants import Variant, parse_variants
-from pytest_omk.config.converters import Converter, boolean, choice, integer, number, text
+from pytest_omk.config.converters import Converter, boolean, choice, integer, number, repeat_count, text
 from pytest_omk.config.settings import Settings
 from pytest_omk.config.shard import parse_shard
 from pytest_omk.errors import ConfigError
 from pytest_omk.recordings.modes import RECORD_MODES, default_mode
 
 ListKind = Literal["paths", "args"]
+AUTO_REPEAT_MAX = 10
+"""Most runs of a sample under ``--omk-repeat auto`` when ``--omk-repeat-max`` is not given."""
 
 
 @dataclass(frozen=True)
@@ -96,12 +98,26 @@ OPTIONS: tuple[Option, ...] = (
            number(above=0), _S),
     Option("--omk-variant", "NAME=PATH: run every sample once per variant with PATH as system prompt "
            "(repeatable)", metavar="NAME=PATH", ini="omk_variants", listing="paths"),
-    Option("--omk-repeat", "run every sample (per variant) N times", 1, integer(1), _N),
+    Option("--omk-repeat", "run every sample (per variant) N times, or auto: until its pass rate is decided "
+           "against --omk-min-pass-rate (at most --omk-repeat-max runs)", 1, repeat_count, _N),
+    Option("--omk-repeat-max", "with --omk-repeat auto, the most runs of a sample", None, integer(1), _N),
     Option("--omk-min-pass-rate", "with --omk-repeat, a sample passes when this share of its runs passed",
            1.0, number(low=0, high=1), _X),
     Option("--omk-baseline", "an earlier JSON report to compare this run with"),
     Option("--omk-fail-on-regression", "fail the run when a layer mean drops by more than X against "
            "--omk-baseline, or a sample that passed there fails", None, number(low=0), _X),
+    Option("--omk-changed", "with --omk-baseline, run only the samples whose inputs changed since that report "
+           "and carry the others' results from it", False, boolean),
+    Option("--omk-app-digest", "a digest of the application under test (e.g. its commit), part of each "
+           "sample's input digest for --omk-changed", metavar="TEXT"),
+    Option("--omk-budget-usd", "stop live model and judge calls once their cost would pass X dollars; samples "
+           "not started are skipped (reason: omk budget)", None, number(low=0), _X),
+    Option("--omk-budget-tokens", "stop live model and judge calls once their tokens would pass N (counts "
+           "unpriced calls too)", None, integer(1), _N),
+    Option("--omk-allow-incomplete", "a run the budget cut short exits 0 when nothing else failed", False, boolean),
+    Option("--omk-mutate", "grade mutated copies of each output with the sample's deterministic checks and "
+           "list the samples whose checks catch none", False, boolean),
+    Option("--omk-mutate-seed", "seed of --omk-mutate's mutants", 0, integer(0), _N),
     Option("--omk-shard", "run only the K-th of N equal, contiguous blocks of the collected items "
            "(CI matrices; merge the shards' reports with python -m pytest_omk merge)", metavar="K/N"),
     Option("omk_url_allow_hosts", "hosts exempt from the private-address block", cli=False, listing="args"),
@@ -177,7 +193,21 @@ def settings_from_config(config: pytest.Config) -> Settings:
         raise pytest.UsageError(f"omk: {exc}") from None
     if values["fail_on_regression"] is not None and not values["baseline"]:
         raise pytest.UsageError("--omk-fail-on-regression needs --omk-baseline (the report to compare with)")
+    if values["changed"] and not values["baseline"]:
+        raise pytest.UsageError(
+            "omk: --omk-changed needs --omk-baseline (the report whose results are carried)"
+        )
+    values.update(_repeats(values.pop("repeat"), values.pop("repeat_max")))
     return Settings(rootdir=Path(config.rootpath), **values)
+
+
+def _repeats(repeat: int | str, maximum: int | None) -> dict[str, Any]:
+    """``--omk-repeat N`` or ``auto`` (with its maximum) as the settings' three values."""
+    if repeat != "auto":
+        if maximum is not None:
+            raise pytest.UsageError("omk: --omk-repeat-max needs --omk-repeat auto")
+        return {"repeat": int(repeat), "repeat_auto": False}
+    return {"repeat": maximum or AUTO_REPEAT_MAX, "repeat_auto": True}
 
 
 def _variants(config: pytest.Config, specs: list[str] | tuple[str, ...]) -> tuple[Variant, ...]:

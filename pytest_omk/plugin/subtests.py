@@ -116,10 +116,17 @@ def report_checks(
 def grade_and_report(item: SampleItem, settings: Settings, js: JsEngine) -> None:
     """Grade the item's run(s), record them, emit one subtest per check; fail the item if needed."""
     sample = item.loaded.sample
-    graded = verdict(sample, item.bundle.base_dir, item.omk_runs, settings, js)
+    auto_max = settings.repeat if settings.repeat_auto else None
+    graded = verdict(sample, item.bundle.base_dir, item.omk_runs, settings, js, auto_max=auto_max)
     # The record is complete before any subtest is reported: with -x the first failed subtest
     # ends the item, and the reports must still hold what was graded.
     fill_record(item.omk_record, sample, item.omk_runs, graded)
+    if settings.mutate:
+        from pytest_omk.grade.weakness import assess
+
+        item.omk_record["mutation"] = assess(
+            sample, item.bundle.base_dir, item.omk_runs[0].execution, js, seed=settings.mutate_seed
+        )
     checked = checks(sample, graded)
     # Lines are read only when a check did not pass: a green run never reads its files again.
     lines = check_lines(item.check_lines(), graded) if any(r.status != "pass" for _, r in checked) else None

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -22,6 +23,7 @@ from pytest_omk.recordings.scrub import environment_snapshot
 if TYPE_CHECKING:
     from pytest_omk.agent.options import AgentOptions
     from pytest_omk.execute.base import Executor
+    from pytest_omk.execute.budget import Budget
     from pytest_omk.execute.calls import ModelCalls
     from pytest_omk.judge.judge import LLMJudge
     from pytest_omk.models.run import SamplePlan
@@ -158,12 +160,24 @@ class CallWiring:
                 policy=RetryPolicy(retries=self.settings.retries),
                 timeout=self.settings.timeout,
                 progress=self.progress,
+                budget=self.budget,
             )
             resolver = self._make_resolver(store)
             self._stages = Stages(
                 calls=calls, executor=executor, resolver=resolver, judge=self._make_judge(calls)
             )
         return self._stages
+
+    @cached_property
+    def budget(self) -> Budget | None:
+        """The run's spending cap (an xdist worker's share of it); ``None`` without one."""
+        from pytest_omk.execute.budget import Budget, BudgetLimits
+
+        limits = BudgetLimits(self.settings.budget_usd, self.settings.budget_tokens)
+        if not limits.active:
+            return None
+        workers = int(getattr(self.config, "workerinput", {}).get("workercount", 1)) if self.is_worker else 1
+        return Budget(limits.share(workers))
 
     def _concurrency(self) -> int:
         """Calls in flight in this process: an xdist worker takes its share of the total."""

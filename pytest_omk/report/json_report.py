@@ -38,6 +38,11 @@ def config_section(settings: Settings) -> dict[str, Any]:
         "failOnRegression": settings.fail_on_regression,
         "judgeTemplates": template_ids(),
         "shard": str(settings.shard) if settings.shard else None,
+        "repeatAuto": settings.repeat_auto,
+        "changed": settings.changed,
+        "budgetUSD": settings.budget_usd,
+        "budgetTokens": settings.budget_tokens,
+        "mutate": settings.mutate,
     }
 
 

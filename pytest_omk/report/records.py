@@ -192,5 +192,9 @@ def new_record(
         "urls": [],
         "error": None,
         "repeats": None,
+        "skipReason": None,
+        "inputDigest": None,
+        "carried": False,
+        "mutation": None,
         "order": order,
     }

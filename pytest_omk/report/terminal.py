@@ -18,7 +18,8 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     for layer in ("assertions", *LAYER_COLUMNS):
         values = [r["scores"][layer] for r in rows if r["scores"][layer] is not None]
         means[layer] = round2(js_sum(values) / len(values)) if values else None
-    costs = [cost for cost in map(_cost, rows) if cost is not None]
+    # A carried sample (--omk-changed) cost nothing this run: its record is the baseline's.
+    costs = [cost for cost in map(_cost, (r for r in rows if not r.get("carried"))) if cost is not None]
     # Why judge readings are missing, most frequent first, grouped by the readings' cause codes.
     reasons = Counter(
         _reason(entry.get("cause"))
@@ -136,7 +137,7 @@ def _sample_table(rows: list[dict[str, Any]]) -> list[list[str]]:
         table.append(
             [
                 r["nodeid"],
-                r["outcome"],
+                f"{r['outcome']} (carried)" if r.get("carried") else r["outcome"],
                 *(_repeat_cells(r.get("repeats")) if repeated else []),
                 *(_cell(r["scores"][layer]) for layer in LAYER_COLUMNS),
                 money(_cost(r)),

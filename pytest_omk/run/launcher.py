@@ -18,6 +18,7 @@ from pytest_omk.execute.tls import SharedTls
 if TYPE_CHECKING:
     from pytest_omk.execute.base import Executor
     from pytest_omk.execute.progress import CallProgress
+    from pytest_omk.grade.sequential import StopRule
     from pytest_omk.models.run import SamplePlan, SampleRun
     from pytest_omk.run.loop import CallRunner
     from pytest_omk.run.pipeline import Stages
@@ -28,15 +29,21 @@ RunsFuture = concurrent.futures.Future[list["SampleRun"]]
 class Launcher:
     """Starts each sample's runs on the call loop (built on first use) and keeps their futures.
 
-    ``stages`` builds the call path when the first sample starts; ``repeat`` is ``--omk-repeat``.
+    ``stages`` builds the call path when the first sample starts; ``repeat`` is ``--omk-repeat``
+    (the most runs under ``--omk-repeat auto``, whose stopping rule is ``auto``).
     """
 
     def __init__(
-        self, stages: Callable[[], Stages], progress: Callable[[], CallProgress], repeat: int
+        self,
+        stages: Callable[[], Stages],
+        progress: Callable[[], CallProgress],
+        repeat: int,
+        auto: StopRule | None = None,
     ) -> None:
         self._stages = stages
         self._progress = progress
         self._repeat = repeat
+        self._auto = auto
         self._runner: CallRunner | None = None
         self._tls = SharedTls()
         self.futures: dict[str, RunsFuture] = {}
@@ -73,13 +80,23 @@ class Launcher:
         if connects:  # nothing may be opened in a replay-only run
             self.runner().submit(warm_clients(executors))
 
-    def start(self, key: str, plan: SamplePlan) -> RunsFuture:
-        """Start ``plan``'s runs under ``key`` (once: a started sample's future is returned again)."""
+    def start(
+        self, key: str, plan: SamplePlan, passed: Callable[[SampleRun], bool] | None = None
+    ) -> RunsFuture:
+        """Start ``plan``'s runs under ``key`` (once: a started sample's future is returned again).
+
+        Under ``--omk-repeat auto``, ``passed`` grades one run (called off the loop) to decide
+        whether another is needed.
+        """
         if key in self.futures:
             return self.futures[key]
-        from pytest_omk.run.pipeline import run_repeated
+        from pytest_omk.run.pipeline import run_auto, run_repeated
 
-        future = self.runner().submit(run_repeated(plan, self._stages(), self._repeat))
+        if self._auto is not None and passed is not None:
+            runs = run_auto(plan, self._stages(), self._auto, passed)
+        else:
+            runs = run_repeated(plan, self._stages(), self._repeat)
+        future = self.runner().submit(runs)
         self.futures[key] = future
         progress = self._progress()
         progress.sample_started()

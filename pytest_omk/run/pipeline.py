@@ -8,11 +8,13 @@ is cheap and its results are reported as subtests in pytest's order.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from pytest_omk.execute.base import Executor
 from pytest_omk.execute.calls import ModelCalls
 from pytest_omk.execute.prompt import build_user_prompt
+from pytest_omk.grade.sequential import StopRule
 from pytest_omk.models.run import (
     ExecutionRequest,
     Judge,
@@ -84,3 +86,28 @@ async def run_repeated(plan: SamplePlan, stages: Stages, times: int) -> list[Sam
     if times == 1:
         return [await run_sample(plan, stages)]
     return list(await asyncio.gather(*(run_sample(replace(plan, repeat=i), stages) for i in range(times))))
+
+
+async def run_auto(
+    plan: SamplePlan, stages: Stages, rule: StopRule, passed: Callable[[SampleRun], bool]
+) -> list[SampleRun]:
+    """``--omk-repeat auto``: runs with repeat index 0, 1, ... until ``rule`` decides.
+
+    Runs start in waves (:meth:`StopRule.next_wave`), so exactly the calls a one-by-one schedule
+    would make are made. ``passed`` grades a run; it runs on a worker thread, since a custom check
+    may take seconds (the V8 engine is locked per evaluation). Any run's infrastructure failure
+    raises.
+    """
+    runs: list[SampleRun] = []
+    good = 0
+    while True:
+        start = len(runs)
+        wave = rule.next_wave(good, start)
+        made = await asyncio.gather(
+            *(run_sample(replace(plan, repeat=start + i), stages) for i in range(wave))
+        )
+        for run in made:
+            runs.append(run)
+            good += await asyncio.to_thread(passed, run)
+            if rule.decide(good, len(runs)) is not None:
+                return runs

@@ -8,11 +8,12 @@ counted where they arrive (the server), not where the plugin says it made them.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.integration.conftest import OmkRun, load_report, sample, write_sample_set
+from tests.support import OmkRun, load_report, sample, write_sample_set
 
 CONFTEST = """
 import os
@@ -49,16 +50,25 @@ def priced(pytester: pytest.Pytester, fake_llm: FakeLLM, monkeypatch: pytest.Mon
     pytester.makeconftest(CONFTEST)
     write_sample_set(
         pytester,
-        *[sample(f"s{i:02d}", f"question {i}", assertions=[{"type": "contains", "value": "hello"}]) for i in range(SAMPLES)],
+        *[
+            sample(f"s{i:02d}", f"question {i}", assertions=[{"type": "contains", "value": "hello"}])
+            for i in range(SAMPLES)
+        ],
     )
     return fake_llm
 
 
-def _skipped_for_budget(document: dict) -> list[dict]:
-    return [s for s in document["samples"] if s["outcome"] == "skipped" and (s.get("skipReason") or "").startswith("omk budget")]
+def _skipped_for_budget(document: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        s
+        for s in document["samples"]
+        if s["outcome"] == "skipped" and (s.get("skipReason") or "").startswith("omk budget")
+    ]
 
 
-def test_budget_stops_live_calls_within_one_wave(priced: FakeLLM, omk_run: OmkRun, pytester: pytest.Pytester) -> None:
+def test_budget_stops_live_calls_within_one_wave(
+    priced: FakeLLM, omk_run: OmkRun, pytester: pytest.Pytester
+) -> None:
     concurrency = 2
     result = omk_run(
         "--omk-budget-usd", "0.035", "--omk-concurrency", str(concurrency), "--omk-report", "r.json", "-rs"
@@ -106,8 +116,17 @@ def test_baseline_gate_counts_budget_skips_as_not_run(
     base = omk_run("--omk-report", "base.json")
     assert base.ret == 0
     result = omk_run(
-        "--omk-budget-usd", "0.025", "--omk-concurrency", "1", "--omk-allow-incomplete",
-        "--omk-baseline", "base.json", "--omk-fail-on-regression", "0", "--omk-report", "r.json",
+        "--omk-budget-usd",
+        "0.025",
+        "--omk-concurrency",
+        "1",
+        "--omk-allow-incomplete",
+        "--omk-baseline",
+        "base.json",
+        "--omk-fail-on-regression",
+        "0",
+        "--omk-report",
+        "r.json",
     )
     document = load_report(Path(pytester.path / "r.json"))
     section = document["baseline"]
@@ -126,11 +145,25 @@ def test_unpriced_calls_are_counted_by_tokens(
     monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.openai_base_url)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-unpriced")
     write_sample_set(
-        pytester, *[sample(f"s{i}", f"question {i}", assertions=[{"type": "contains", "value": "hello"}]) for i in range(6)]
+        pytester,
+        *[
+            sample(f"s{i}", f"question {i}", assertions=[{"type": "contains", "value": "hello"}])
+            for i in range(6)
+        ],
     )
     result = omk_run(
-        "--omk-executor", "openai", "--omk-model", "local-tiny-model", "--omk-concurrency", "1",
-        "--omk-budget-usd", "1", "--omk-budget-tokens", "1", "--omk-report", "r.json",
+        "--omk-executor",
+        "openai",
+        "--omk-model",
+        "local-tiny-model",
+        "--omk-concurrency",
+        "1",
+        "--omk-budget-usd",
+        "1",
+        "--omk-budget-tokens",
+        "1",
+        "--omk-report",
+        "r.json",
     )
     assert len(fake_llm.requests) == 1
     assert result.ret == 1

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import OmkRun, load_report, report_samples, sample, write_sample_set
+from tests.support import OmkRun, load_report, report_samples, sample, write_sample_set
 
-CONFTEST = '''
+CONFTEST = """
 import pathlib
 
 HERE = pathlib.Path(__file__).parent
@@ -28,7 +28,7 @@ def answer(request):
 
 def pytest_omk_make_executor(config):
     return answer
-'''
+"""
 
 SCHEMA = {
     "type": "object",

@@ -158,6 +158,36 @@ def baseline_charts(baseline: Doc | None) -> list[str]:
     ]
 
 
+def mutation_charts(samples: Sequence[Doc]) -> list[str]:
+    """``--omk-mutate``: per assessed sample, the share of mutants its checks caught (weak ones red)."""
+    assessed = [s for s in samples if (s.get("mutation") or {}).get("assessed")]
+    if not assessed:
+        return []
+    bars = [
+        Bar(
+            display_name(s),
+            s["mutation"]["caught"] / max(1, s["mutation"]["mutants"]),
+            f"{s['mutation']['caught']}/{s['mutation']['mutants']}"
+            + (" weak" if s["mutation"]["weak"] else ""),
+            "fail"
+            if s["mutation"]["weak"]
+            else _rate_tone(s["mutation"]["caught"] / max(1, s["mutation"]["mutants"])),
+        )
+        for s in assessed
+    ]
+    weak = [display_name(s) for s in assessed if s["mutation"]["weak"]]
+    note = (
+        f"weak (checks pass every mutant): {', '.join(weak)}"
+        if weak
+        else "no weak sample: every sample's checks caught a mutant"
+    )
+    return [
+        figure(
+            "mutation", "Mutation: wrong answers caught by each sample's checks", hbar_chart(bars, 1.0), note
+        )
+    ]
+
+
 def all_charts(document: Doc) -> list[str]:
     """Every chart the document has data for, in reading order."""
     samples: list[Any] = list(document.get("samples") or [])
@@ -167,6 +197,7 @@ def all_charts(document: Doc) -> list[str]:
         *variant_charts(document.get("variants") or [], document.get("comparisons") or []),
         *repeat_charts(samples),
         *baseline_charts(document.get("baseline")),
+        *mutation_charts(samples),
     ]
 
 

@@ -29,10 +29,19 @@ def test_every_applied_mutant_differs_from_the_output() -> None:
 
 def test_prose_operators() -> None:
     made = by_operator(PROSE)
-    assert made["drop_sentence"] in ("Refunds are not possible after 30 days.", "Contact Acme support in Berlin for help.")
+    assert made["drop_sentence"] in (
+        "Refunds are not possible after 30 days.",
+        "Contact Acme support in Berlin for help.",
+    )
     assert made["swap_numbers"] is not None and "30 days" not in made["swap_numbers"]
-    assert made["swap_entities"] == "Refunds are not possible after 30 days. Contact Berlin support in Acme for help."
-    assert made["flip_negation"] == "Refunds are possible after 30 days. Contact Acme support in Berlin for help."
+    assert (
+        made["swap_entities"]
+        == "Refunds are not possible after 30 days. Contact Berlin support in Acme for help."
+    )
+    assert (
+        made["flip_negation"]
+        == "Refunds are possible after 30 days. Contact Acme support in Berlin for help."
+    )
     assert made["empty"] == ""
     assert made["break_json"] is None
     truncated = made["truncate"]
