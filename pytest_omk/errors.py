@@ -84,6 +84,14 @@ def format_path(parts: list[str | int]) -> str:
     return out
 
 
+class BudgetExhausted(Exception):
+    """A live call was refused because the run's budget is spent: the sample is SKIPPED with this
+    message as its reason (never failed, never an error), so it is deliberately no ``OmkError``."""
+
+    PREFIX = "omk budget"
+    """Every such reason starts with this (``skipReason`` in the report)."""
+
+
 class SampleFailed(Exception):
     """Raised by an item or an assertion subtest to report a failed reading in one line."""
 

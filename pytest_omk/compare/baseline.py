@@ -15,10 +15,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pytest_omk.errors import ConfigError
+from pytest_omk.errors import BudgetExhausted, ConfigError
 from pytest_omk.grade.stats import mean2
 from pytest_omk.js.numbers import round2
-from pytest_omk.models.report import BUDGET_SKIP
 
 REPORT_SCHEMA_VERSION = "pytest-omk.report/v1"
 DELTA_LAYERS = ("composite", "fact", "behavior", "judge", "assertions")
@@ -112,7 +111,7 @@ def compare_with_baseline(
     """The report's ``baseline`` section: matched counts, layer deltas, changed samples, regressions."""
     before = {_key(s): s for s in baseline["samples"]}
     # A sample the budget stopped did not run: it counts as not run, never as a regression.
-    now = {_key(r): r for r in rows if not str(r.get("skipReason") or "").startswith(BUDGET_SKIP)}
+    now = {_key(r): r for r in rows if not str(r.get("skipReason") or "").startswith(BudgetExhausted.PREFIX)}
     pairs = [(before[k], r) for k, r in now.items() if k in before]
     variants = list(dict.fromkeys(new.get("variant") for _, new in pairs))
     layers: list[dict[str, Any]] = [

@@ -16,19 +16,20 @@ many calls and tokens the dollar figure leaves out.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from pytest_omk.models.results import ExecutionResult
 
-from pytest_omk.models.report import BUDGET_SKIP as SKIP_PREFIX
+from pytest_omk.errors import BudgetExhausted
 
 Role = Literal["model", "judge"]
 
 
-class BudgetExhausted(Exception):
-    """A live call was refused: the budget is spent (the sample is skipped, never failed)."""
+SKIP_PREFIX = BudgetExhausted.PREFIX
+"""Every sample the budget stops is skipped with a reason starting with this."""
 
 
 @dataclass(frozen=True)
@@ -142,6 +143,17 @@ class Spend:
         refused = data.get("refused")
         spend.refused = refused if isinstance(refused, int) else 0
         return spend
+
+
+def merged(parts: Iterable[Spend | None]) -> Spend | None:
+    """The sum of the ledgers given (``None`` when there is none: no budget in this run)."""
+    present = [part for part in parts if part is not None]
+    if not present:
+        return None
+    total = Spend()
+    for part in present:
+        total.merge(part)
+    return total
 
 
 class Budget:

@@ -16,8 +16,6 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 
 from pytest_omk.models.results import Cause
 
-BUDGET_SKIP = "omk budget"
-"""Every sample a budget stops is skipped with a reason starting with this (``skipReason``)."""
 Number = int | float
 """Kept as written: an ``int`` stays an ``int`` (``1``, not ``1.0``) in the JSON report."""
 Score = Annotated[Number | None, Field(ge=1, le=5)]

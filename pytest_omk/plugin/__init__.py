@@ -49,14 +49,18 @@ def pytest_configure(config: pytest.Config) -> None:
     from pytest_omk.plugin.xdist.status import register as register_xdist_status
 
     register_xdist_status(config, session.calls.progress, settings.status_interval)
+    budget = session.calls.budget
     if not hasattr(config, "workerinput"):
         # One feature, one plugin object: the records are gathered and published by the controller.
-        budget = session.calls.budget
         collector = RecordCollector(
             config, settings, spend=lambda: budget.spend() if budget is not None else None
         )
         config.stash[record_collector_key] = collector
         config.pluginmanager.register(collector, "omk-records")
+    elif budget is not None:
+        from pytest_omk.plugin.savings import WorkerSpend
+
+        config.pluginmanager.register(WorkerSpend(config, budget), "omk-worker-spend")
     # pytest-html is loaded whenever it is installed; only a run writing its page (``--html``)
     # needs the columns and extras, which otherwise cost an HTML rendering per sample.
     if (

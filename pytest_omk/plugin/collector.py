@@ -16,7 +16,7 @@ import pytest
 from pytest_omk.compare.analysis import analyze
 from pytest_omk.compare.baseline import load_baseline, regression_message
 from pytest_omk.errors import ConfigError
-from pytest_omk.execute.budget import BudgetLimits, Spend
+from pytest_omk.execute.budget import BudgetLimits, Spend, merged
 from pytest_omk.plugin.answerer import answerer_key
 from pytest_omk.plugin.compat import junit_xml, terminal_width
 from pytest_omk.plugin.gc_policy import collections_deferred, freeze_survivors
@@ -25,15 +25,9 @@ from pytest_omk.recordings.scrub import secrets_from_env
 from pytest_omk.report.answer_diff import terminal_lines as answer_changes
 from pytest_omk.report.comparisons import comparison_lines
 from pytest_omk.report.kept import KeptRecord
-from pytest_omk.report.mutation import mutation_lines, mutation_summary
+from pytest_omk.report.mutation import mutation_lines
 from pytest_omk.report.outputs import ReportTargets, Written, write_reports
-from pytest_omk.report.savings import (
-    budget_lines,
-    budget_summary,
-    carried_lines,
-    repeat_lines,
-    repeat_summary,
-)
+from pytest_omk.report.savings import extra_lines, extra_totals, unfinished
 from pytest_omk.report.terminal import render_summary, summarize
 
 if TYPE_CHECKING:
@@ -185,29 +179,7 @@ class RecordCollector:
 
     def spend(self) -> Spend | None:
         """What the run's live calls spent under the budget (every worker's, under xdist)."""
-        own = self._spend()
-        if own is None and not self._worker_spends:
-            return None
-        total = Spend()
-        for part in [own, *self._worker_spends]:
-            if part is not None:
-                total.merge(part)
-        return total
-
-    def _extra_totals(self, rows: list[dict[str, Any]], totals: dict[str, Any]) -> None:
-        """The budget, auto-repeat, carried and mutation parts of the summary (when in use)."""
-        limits = BudgetLimits(self.settings.budget_usd, self.settings.budget_tokens)
-        spend = self.spend()
-        if limits.active:
-            totals["budget"] = budget_summary(rows, spend or Spend(), limits)
-        repeats = repeat_summary(rows)
-        if repeats is not None:
-            totals["repeats"] = repeats
-        carried = sum(1 for row in rows if row.get("carried"))
-        if carried:
-            totals["carried"] = carried
-        if self.settings.mutate:
-            totals["mutation"] = mutation_summary(rows)
+        return merged([self._spend(), *self._worker_spends])
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """Print the ``omk scores`` section."""
@@ -220,12 +192,9 @@ class RecordCollector:
         for line in render_summary(rows, verbose=verbosity >= 0, width=width, wide=verbosity >= 1):
             terminalreporter.write_line(line)
         totals = self.totals or {}
-        for line in repeat_lines(totals.get("repeats")) + carried_lines(rows, self.settings.baseline):
-            terminalreporter.write_line(line)
-        if totals.get("budget"):
-            incomplete = bool(totals["budget"]["notRun"]) and not self.settings.allow_incomplete
-            for line in budget_lines(totals["budget"]):
-                terminalreporter.write_line(line, red=incomplete)
+        allow = self.settings.allow_incomplete
+        for line, red in extra_lines(rows, totals, baseline=self.settings.baseline, allow_incomplete=allow):
+            terminalreporter.write_line(line, red=red)
         if totals.get("mutation"):
             terminalreporter.write_sep("=", "omk mutation")
             for line in mutation_lines(rows, totals["mutation"], verbose=verbosity >= 1):
@@ -251,26 +220,22 @@ class RecordCollector:
             self._write_empty(session)
             return
         totals = self.totals = summarize(rows)
-        self._extra_totals(rows, totals)
+        limits = BudgetLimits(self.settings.budget_usd, self.settings.budget_tokens)
+        totals.update(extra_totals(rows, limits=limits, spend=self.spend(), mutate=self.settings.mutate))
         self._junit_suite_properties(totals)
         analysis = self.analyze(rows)
         if self.regression and session.exitstatus == pytest.ExitCode.OK:
             # The gate: the tests themselves passed, but the run regressed against the baseline.
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        carried_failed = sum(
-            1 for row in rows if row.get("carried") and row["outcome"] in ("failed", "error")
-        )
-        if carried_failed and session.exitstatus == pytest.ExitCode.OK:
-            # A sample that failed in the baseline, with nothing changed since, fails this run too.
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        budget = totals.get("budget")
+        if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and totals.get("carried"):
+            # Nothing changed since the baseline: every sample was carried, none left to run.
+            session.exitstatus = pytest.ExitCode.OK
         if (
-            budget
-            and budget["notRun"]
-            and not self.settings.allow_incomplete
-            and session.exitstatus == pytest.ExitCode.OK
+            unfinished(rows, totals, allow_incomplete=self.settings.allow_incomplete)
+            and not session.exitstatus
         ):
-            # An eval the budget cut short is not a pass (unless --omk-allow-incomplete).
+            # A budget cut the run short (an incomplete eval is not a pass), or a sample carried
+            # from the baseline failed there and nothing that decides it changed since.
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.targets.wanted:
             secrets = {*secrets_from_env(os.environ), *self.extra_secrets}

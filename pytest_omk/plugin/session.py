@@ -8,24 +8,23 @@ result in setup, and turns graded items into records for the reports.
 from __future__ import annotations
 
 import concurrent.futures
-from collections.abc import Callable, Generator
+from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_omk.config.settings import Settings
-from pytest_omk.errors import OmkError
-from pytest_omk.execute.budget import BudgetExhausted
+from pytest_omk.errors import BudgetExhausted, OmkError
 from pytest_omk.grade.sequential import StopRule
 from pytest_omk.plugin.attempts import Attempts, wait_for_runs
-from pytest_omk.plugin.carry import CarryPlan
 from pytest_omk.plugin.collection import CollectionHooks, check_sample_file
 from pytest_omk.plugin.collector import record_collector_key
 from pytest_omk.plugin.compat import item_level_capture
 from pytest_omk.plugin.gc_policy import young_collections_spaced
 from pytest_omk.plugin.planning import Planner
 from pytest_omk.plugin.safety import scrub_report
+from pytest_omk.plugin.savings import CarryPlan, run_grader
 from pytest_omk.plugin.wiring import CallWiring
 from pytest_omk.run.launcher import Launcher, RunsFuture
 
@@ -34,7 +33,7 @@ if TYPE_CHECKING:
     from pytest_omk.execute.base import Executor
     from pytest_omk.js.v8 import JsEngine
     from pytest_omk.loading import SampleBundle
-    from pytest_omk.models.run import SamplePlan, SampleRun
+    from pytest_omk.models.run import SamplePlan
     from pytest_omk.plugin.nodes import SampleFile, SampleItem
     from pytest_omk.plugin.xdist.prefetch import WorkerFeed
     from pytest_omk.run.prefetch import PrefetchWindow
@@ -62,17 +61,21 @@ class OmkSession:
         self._window: PrefetchWindow[SampleItem] | None = None
         # JUnit properties cost memory per item: built only when a JUnit file is written.
         self._junit = bool(getattr(config.option, "xmlpath", None))
+        self.carry = CarryPlan(config, settings)
         self.collection = CollectionHooks(
-            config, settings, is_sample=lambda item: id(item) in self._adopted, carry=self._carry_items
+            config, settings, lambda item: id(item) in self._adopted, self._carried
         )
-        self.carry = CarryPlan(settings, self._baseline)
         self._items: list[pytest.Item] = []
         self._attempts = Attempts()
-        # Handed over by collection, by id (items include other tests).
+        # Handed over by collection, by id (the items include other tests).
         self._adopted: dict[int, SampleItem] = {}
         self._js: JsEngine | None = None
         self._deferred: list[SampleItem] = []
         self._queued: list[int] = []
+
+    def _carried(self, items: list[pytest.Item]) -> list[pytest.Item]:
+        """``--omk-changed``: the items carried from the baseline (see plugin/savings)."""
+        return self.carry.take(items, self._adopted, self.calls)
 
     @property
     def js(self) -> JsEngine:
@@ -98,35 +101,6 @@ class OmkSession:
         """A sample file hands over each item it collected."""
         self._adopted[id(item)] = item
 
-    def _baseline(self) -> dict[str, Any] | None:
-        """The ``--omk-baseline`` document: the controller's collector read it at configure."""
-        collector = self.config.stash.get(record_collector_key, None)
-        if collector is not None:
-            return collector.baseline
-        if not self.settings.baseline:
-            return None
-        from pytest_omk.compare.baseline import load_baseline
-
-        try:
-            return load_baseline(Path(self.settings.baseline))
-        except OmkError as exc:
-            raise pytest.UsageError(f"omk: {exc}") from None
-
-    def _carry_items(self, items: list[pytest.Item]) -> list[pytest.Item]:
-        """``--omk-changed``: the items the baseline stands in for (deselected; see pytest_omk.carry)."""
-        samples = [sample for item in items if (sample := self._adopted.get(id(item))) is not None]
-        if not self.settings.changed or not samples or self.executor is None:
-            return []
-        order = {item.nodeid: index for index, item in enumerate(items)}
-        carried = self.carry.select(samples, self.executor, self.calls.judge_spec, order)
-        if self.is_worker:
-            self.config.workeroutput["omk_carried"] = self.carry.records  # type: ignore[attr-defined]
-        else:
-            collector = self.config.stash.get(record_collector_key, None)
-            if collector is not None:
-                collector.add_carried(self.carry.records)
-        return list(carried)
-
     # --- running ------------------------------------------------------------------------------
 
     def _skip_reason(self, item: SampleItem) -> str | None:
@@ -147,16 +121,8 @@ class OmkSession:
             return None
         if self.calls.model.waits_for_fixture:
             return None
-        return self.launcher.start(
-            item.nodeid, item.plan, self._grader(item) if self.settings.repeat_auto else None
-        )
-
-    def _grader(self, item: SampleItem) -> Callable[[SampleRun], bool]:
-        """Whether one of the item's runs passed (``--omk-repeat auto`` decides after each run)."""
-        from pytest_omk.grade.verdict import run_passed
-
-        sample, base_dir, settings, js = item.loaded.sample, item.bundle.base_dir, self.settings, self.js
-        return lambda run: run_passed(sample, base_dir, run, settings, js)
+        grader = run_grader(item, self.settings, self.js) if self.settings.repeat_auto else None
+        return self.launcher.start(item.nodeid, item.plan, grader)
 
     def _prefetch(self, items: list[SampleItem]) -> None:
         """Start the first samples' calls; the items' setups top the window up (pytest_omk.run.prefetch)."""
@@ -226,8 +192,21 @@ class OmkSession:
         self._attempts.next_take(item, self.launcher.forget)
         future = self.start(item)
         assert future is not None
-        skip: str | None = None
-        error = ""
+        stopped = self._wait(item, future)
+        if stopped is None:
+            return
+        skip, error = stopped
+        if skip:  # never failed, never passed: the budget refused a call, or it was cancelled
+            item.omk_record["skipReason"] = skip
+            pytest.skip(skip)
+        # An infrastructure failure: the item ERRORs with one clear line, never a traceback, and
+        # is never graded (so it counts neither as a pass nor as a model failure). Raised outside
+        # the ``except`` so pytest does not print the chained original exception.
+        item.omk_record["error"] = error
+        pytest.fail(f"omk: {error}", pytrace=False)
+
+    def _wait(self, item: SampleItem, future: RunsFuture) -> tuple[str, str] | None:
+        """Give the item its runs; else why not: ``(skip reason, "")`` or ``("", error)``."""
         try:
             item.omk_runs = wait_for_runs(
                 self.config,
@@ -239,28 +218,18 @@ class OmkSession:
             )
             item.omk_run = item.omk_runs[0]
         except concurrent.futures.CancelledError:
-            pytest.skip("omk: the model call was cancelled")
+            return "omk: the model call was cancelled", ""
         except BudgetExhausted as exc:
-            # Never failed, never passed: an eval the budget cut short did not run this sample.
-            item.omk_record["skipReason"] = str(exc)
-            skip = str(exc)
+            return str(exc), ""
         except OmkError as exc:
-            error = f"{type(exc).__name__}: {exc}"
-        else:
-            return
+            return "", f"{type(exc).__name__}: {exc}"
         finally:
             # The item holds the result now; the future (and its task) need not live to the end,
             # and the next sample in the window may start.
             self.launcher.forget(item.nodeid)
             if self._window is not None:
                 self._window.fill()
-        if skip is not None:
-            pytest.skip(skip)
-        # An infrastructure failure: the item ERRORs with one clear line, never a traceback, and
-        # is never graded (so it counts neither as a pass nor as a model failure). Raised outside
-        # the ``except`` so pytest does not print the chained original exception.
-        item.omk_record["error"] = error
-        pytest.fail(f"omk: {error}", pytrace=False)
+        return None
 
     def grade_item(self, item: SampleItem) -> None:
         """Call phase: grade, report subtests and record the result."""
@@ -288,8 +257,6 @@ class OmkSession:
         if not items or self.executor is None:  # the executor is built only when samples are selected
             return
         self.carry.digest_all(items, self.executor, self.calls.judge_spec)
-        if self.settings.repeat_auto:
-            _ = self.js  # made here, on the main thread: auto repeats grade on worker threads
         runnable = [item for item in items if self._skip_reason(item) is None]
         self.calls.check_keys(runnable)
         self.launcher.open_clients(self.calls.executors(), connects=self.settings.record_mode != "none")
@@ -339,13 +306,6 @@ class OmkSession:
             for name in ("omk_run", "omk_runs"):
                 item.__dict__.pop(name, None)
         return report
-
-    def pytest_sessionfinish(self) -> None:
-        """Send an xdist worker's budget ledger to the controller."""
-        # An xdist worker sends what its live calls spent to the controller, which adds them up.
-        budget = self.calls.budget
-        if self.is_worker and budget is not None:
-            self.config.workeroutput["omk_spend"] = budget.spend().as_dict()  # type: ignore[attr-defined]
 
     def pytest_keyboard_interrupt(self) -> None:
         """End every call now."""

@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from pytest_omk.execute.budget import BudgetLimits, Spend
-from pytest_omk.models.report import BUDGET_SKIP as SKIP_PREFIX
+from pytest_omk.execute.budget import SKIP_PREFIX, BudgetLimits, Spend
 
 
 def budget_skipped(row: Mapping[str, Any]) -> bool:
@@ -87,3 +86,50 @@ def carried_lines(rows: Sequence[Mapping[str, Any]], baseline: str | None) -> li
     failed = sum(1 for row in carried if row.get("outcome") in ("failed", "error"))
     tail = f"; {failed} failed there" if failed else ""
     return [f"--omk-changed: {len(carried)} carried from {baseline} (inputs unchanged; not run{tail})"]
+
+
+def extra_totals(
+    rows: Sequence[Mapping[str, Any]], *, limits: BudgetLimits, spend: Spend | None, mutate: bool
+) -> dict[str, Any]:
+    """The summary's ``budget``, ``repeats``, ``carried`` and ``mutation`` parts (those in use)."""
+    from pytest_omk.report.mutation import mutation_summary
+
+    totals: dict[str, Any] = {}
+    if limits.active:
+        totals["budget"] = budget_summary(rows, spend or Spend(), limits)
+    repeats = repeat_summary(rows)
+    if repeats is not None:
+        totals["repeats"] = repeats
+    carried = sum(1 for row in rows if row.get("carried"))
+    if carried:
+        totals["carried"] = carried
+    if mutate:
+        totals["mutation"] = mutation_summary(rows)
+    return totals
+
+
+def extra_lines(
+    rows: Sequence[Mapping[str, Any]],
+    totals: Mapping[str, Any],
+    *,
+    baseline: str | None,
+    allow_incomplete: bool,
+) -> list[tuple[str, bool]]:
+    """The lines of the parts in use, each with whether it is shown in red (an incomplete run)."""
+    lines = [(line, False) for line in repeat_lines(totals.get("repeats")) + carried_lines(rows, baseline)]
+    budget = totals.get("budget")
+    if budget:
+        incomplete = bool(budget["notRun"]) and not allow_incomplete
+        lines += [(line, incomplete) for line in budget_lines(budget)]
+    return lines
+
+
+def unfinished(
+    rows: Sequence[Mapping[str, Any]], totals: Mapping[str, Any], *, allow_incomplete: bool
+) -> bool:
+    """Whether the run must fail though its tests passed: a budget stopped samples (unless
+    ``--omk-allow-incomplete``), or a carried sample failed in the baseline (nothing changed since)."""
+    budget = totals.get("budget")
+    if budget and budget["notRun"] and not allow_incomplete:
+        return True
+    return any(row.get("carried") and row.get("outcome") in ("failed", "error") for row in rows)

@@ -106,3 +106,18 @@ def test_changed_without_digests_in_the_baseline_runs_everything(
     (project.path / "calls.log").unlink()
     omk_run("--omk-baseline", "base.json", "--omk-changed")
     assert sorted(calls(project)) == ["a", "b", "c"]
+
+
+def test_nothing_changed_runs_nothing_and_passes(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+    pytester.makeconftest(CONFTEST)
+    write_sample_set(
+        pytester, sample("a", "good one", assertions=CHECK), sample("b", "good two", assertions=CHECK)
+    )
+    assert omk_run("--omk-report", "base.json").ret == 0
+    (pytester.path / "calls.log").unlink()
+    result = omk_run("--omk-baseline", "base.json", "--omk-changed", "--omk-report", "new.json")
+    assert not (pytester.path / "calls.log").exists()
+    # Every sample carried: pytest ran no test, and the run is green (not "no tests collected").
+    assert result.ret == 0
+    assert "2 carried from base.json" in result.stdout.str()
+    assert load_report(pytester.path / "new.json")["summary"]["outcomes"] == {"passed": 2}

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_omk.execute.budget import Budget, BudgetExhausted, BudgetLimits, Spend
+from pytest_omk.errors import BudgetExhausted
+from pytest_omk.execute.budget import Budget, BudgetLimits, Spend
 from pytest_omk.models.results import ExecutionResult
 
 

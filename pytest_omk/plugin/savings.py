@@ -1,4 +1,7 @@
-"""``--omk-changed`` in the run: each sample's input digest, and the samples carried from the baseline.
+"""The pytest side of spending less: samples carried from a baseline, auto repeats' grader, and
+what an xdist worker spent under a budget.
+
+``--omk-changed``: each sample's input digest, and the samples carried from the baseline.
 
 Every selected sample's digest is computed before any call (only when a report will store it or
 ``--omk-changed`` compares it). A sample whose digest equals the baseline record's, and whose
@@ -12,14 +15,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pytest
+
 from pytest_omk.config.settings import Settings
+from pytest_omk.errors import OmkError
+from pytest_omk.plugin.collector import record_collector_key
 
 if TYPE_CHECKING:
     from pytest_omk.compare.changed import RunInputs
     from pytest_omk.execute.base import Executor
+    from pytest_omk.execute.budget import Budget
+    from pytest_omk.js.v8 import JsEngine
+    from pytest_omk.models.run import SampleRun
     from pytest_omk.plugin.nodes import SampleItem
+    from pytest_omk.plugin.wiring import CallWiring
 
 _KEEP = ("nodeid", "file", "sample_id", "variant", "executor", "model", "order")
 """Keys of this run's record a carried record keeps (where the item is, not what it answered)."""
@@ -28,14 +40,12 @@ _KEEP = ("nodeid", "file", "sample_id", "variant", "executor", "model", "order")
 class CarryPlan:
     """Digests and carried records of one process's run (see the module docstring)."""
 
-    def __init__(self, settings: Settings, baseline: Callable[[], Mapping[str, Any] | None]) -> None:
-        """``baseline``: the ``--omk-baseline`` document, read once per process (the controller's
-        record collector has it already)."""
+    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+        self.config = config
         self.settings = settings
         self.enabled = bool(settings.report or settings.changed)
         self.records: list[dict[str, Any]] = []
         """The carried samples' records (wire form, outcome set): the collector reports them."""
-        self._baseline_document = baseline
         self._inputs: RunInputs | None = None
         self._digests: dict[str, str] = {}
 
@@ -50,6 +60,40 @@ class CarryPlan:
             if item.nodeid not in self._digests:
                 sample, system, base = item.loaded.sample, item.plan.system, item.bundle.base_dir
                 self._digests[item.nodeid] = input_digest(sample, system=system, base_dir=base, run=inputs)
+
+    def take(
+        self, items: list[pytest.Item], adopted: Mapping[int, SampleItem], calls: CallWiring
+    ) -> list[pytest.Item]:
+        """The collected ``items`` the baseline stands in for (``adopted``: the sample items by id),
+        their records handed to the controller's record collector (an xdist worker sends them
+        with its output at the end)."""
+        samples = [sample for item in items if (sample := adopted.get(id(item))) is not None]
+        executor = calls.executor
+        if not self.settings.changed or not samples or executor is None:
+            return []
+        order = {item.nodeid: index for index, item in enumerate(items)}
+        carried: list[pytest.Item] = list(self.select(samples, executor, calls.judge_spec, order))
+        if hasattr(self.config, "workerinput"):
+            self.config.workeroutput["omk_carried"] = self.records  # type: ignore[attr-defined]
+        else:
+            collector = self.config.stash.get(record_collector_key, None)
+            if collector is not None:
+                collector.add_carried(self.records)
+        return carried
+
+    def _baseline_document(self) -> Mapping[str, Any] | None:
+        """The ``--omk-baseline`` document: the controller's collector read it at configure."""
+        collector = self.config.stash.get(record_collector_key, None)
+        if collector is not None:
+            return collector.baseline
+        if not self.settings.baseline:
+            return None
+        from pytest_omk.compare.baseline import load_baseline
+
+        try:
+            return load_baseline(Path(self.settings.baseline))
+        except OmkError as exc:
+            raise pytest.UsageError(f"omk: {exc}") from None
 
     def select(
         self,
@@ -130,3 +174,24 @@ class CarryPlan:
                 app_digest=s.app_digest or getattr(executor, "omk_digest", None),
             )
         return self._inputs
+
+
+def run_grader(item: SampleItem, settings: Settings, js: JsEngine) -> Callable[[SampleRun], bool]:
+    """Whether one of ``item``'s runs passed: ``--omk-repeat auto`` decides after each run."""
+    from pytest_omk.grade.verdict import run_passed
+
+    sample, base_dir = item.loaded.sample, item.bundle.base_dir
+    return lambda run: run_passed(sample, base_dir, run, settings, js)
+
+
+class WorkerSpend:
+    """On an xdist worker: send what its live calls spent under the budget to the controller,
+    whose record collector adds the workers' ledgers up."""
+
+    def __init__(self, config: pytest.Config, budget: Budget) -> None:
+        self.config = config
+        self.budget = budget
+
+    def pytest_sessionfinish(self) -> None:
+        """Put the ledger in the worker's output (sent with its last message)."""
+        self.config.workeroutput["omk_spend"] = self.budget.spend().as_dict()  # type: ignore[attr-defined]
