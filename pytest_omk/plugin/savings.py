@@ -67,9 +67,11 @@ class CarryPlan:
         """The collected ``items`` the baseline stands in for (``adopted``: the sample items by id),
         their records handed to the controller's record collector (an xdist worker sends them
         with its output at the end)."""
+        if not self.settings.changed:
+            return []  # before anything else: a run without --omk-changed builds nothing here
         samples = [sample for item in items if (sample := adopted.get(id(item))) is not None]
-        executor = calls.executor
-        if not self.settings.changed or not samples or executor is None:
+        executor = calls.executor if samples else None
+        if executor is None:
             return []
         order = {item.nodeid: index for index, item in enumerate(items)}
         carried: list[pytest.Item] = list(self.select(samples, executor, calls.judge_spec, order))

@@ -250,7 +250,7 @@ def test_variants_replace_a_skill_prompt_and_bad_specs_are_usage_errors(pytester
         (["--omk-variant", "x=missing.md"], "does not exist"),
         (["--omk-variant", "x=v.md", "--omk-variant", "x=v.md"], "given twice"),
         (["--omk-variant", "nonsense"], "NAME=PATH"),
-        (["--omk-repeat", "0"], "--omk-repeat must be an integer >= 1, not '0'"),
+        (["--omk-repeat", "0"], "--omk-repeat must be an integer >= 1 or 'auto', not '0'"),
         (["--omk-min-pass-rate", "1.5"], "between 0 and 1"),
         (["--omk-fail-on-regression", "0.1"], "needs --omk-baseline"),
         (["--omk-baseline", "nope.json"], "cannot read"),
