@@ -27,7 +27,7 @@ from pytest_omk.report.comparisons import comparison_lines
 from pytest_omk.report.kept import KeptRecord
 from pytest_omk.report.mutation import mutation_lines
 from pytest_omk.report.outputs import ReportTargets, Written, write_reports
-from pytest_omk.report.savings import extra_lines, extra_totals, unfinished
+from pytest_omk.report.savings import extra_lines, extra_totals, spend_properties, unfinished
 from pytest_omk.report.terminal import render_summary, summarize
 
 if TYPE_CHECKING:
@@ -312,6 +312,8 @@ class RecordCollector:
                 xml.add_global_property(f"omk.score.{layer}.mean", f"{value:.2f}")
         if totals["costUSD"] is not None:
             xml.add_global_property("omk.cost_usd.total", f"{totals['costUSD']:.6f}")
+        for name, value in spend_properties(totals):
+            xml.add_global_property(name, value)
 
 
 def outcome_of(report: pytest.TestReport) -> str | None:

@@ -77,7 +77,32 @@ def _totals(document: Doc) -> list[str]:
     ]
     if summary.get("judgeReadingsMissing"):
         lines.append(f"Judge readings missing: {summary['judgeReadingsMissing']}")
-    return lines
+    return lines + _spend(summary)
+
+
+def _spend(summary: Doc) -> list[str]:
+    """The budget, auto repeats, carried samples and weak samples, when the run used them."""
+    lines: list[str] = []
+    budget: Doc | None = summary.get("budget")
+    if budget:
+        spent = f"${budget['spentUSD']:.4f}" + (
+            f" of ${budget['limitUSD']:g}" if budget.get("limitUSD") is not None else ""
+        )
+        lines.append(f"Budget: {spent} spent, {budget['tokens']} tokens; {budget['notRun']} samples not run")
+    repeats: Doc | None = summary.get("repeats")
+    if repeats:
+        lines.append(
+            f"Auto repeats: {repeats['runs']} runs of {repeats['maximum']} at most ({repeats['saved']} saved)"
+        )
+    if summary.get("carried"):
+        lines.append(f"Carried from the baseline (inputs unchanged, not run): {summary['carried']} samples")
+    mutation: Doc | None = summary.get("mutation")
+    if mutation:
+        weak = ", ".join(cell(nodeid) for nodeid in mutation.get("weak") or []) or "none"
+        lines.append(
+            f"Mutation: {mutation['caught']}/{mutation['mutants']} mutants caught; weak samples: {weak}"
+        )
+    return ["", *lines] if lines else []
 
 
 def _comparisons(document: Doc) -> list[str]:

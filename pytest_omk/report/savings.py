@@ -133,3 +133,21 @@ def unfinished(
     if budget and budget["notRun"] and not allow_incomplete:
         return True
     return any(row.get("carried") and row.get("outcome") in ("failed", "error") for row in rows)
+
+
+def spend_properties(totals: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Suite-level JUnit properties of the parts in use (carried samples are not testcases)."""
+    props: list[tuple[str, str]] = []
+    budget = totals.get("budget")
+    if budget:
+        props += [
+            ("omk.budget.spent_usd", f"{budget['spentUSD']:.6f}"),
+            ("omk.budget.not_run", str(budget["notRun"])),
+        ]
+    if totals.get("repeats"):
+        props.append(("omk.repeat.saved", str(totals["repeats"]["saved"])))
+    if totals.get("carried"):
+        props.append(("omk.carried", str(totals["carried"])))
+    if totals.get("mutation"):
+        props.append(("omk.mutation.weak", str(len(totals["mutation"]["weak"]))))
+    return props

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.support import OmkRun, load_report, sample, write_sample_set
+from tests.support import OmkRun, load_report, parse_junit, sample, write_sample_set
 
 CONFTEST = """
 import os
@@ -71,7 +71,17 @@ def test_budget_stops_live_calls_within_one_wave(
 ) -> None:
     concurrency = 2
     result = omk_run(
-        "--omk-budget-usd", "0.035", "--omk-concurrency", str(concurrency), "--omk-report", "r.json", "-rs"
+        "--omk-budget-usd",
+        "0.035",
+        "--omk-concurrency",
+        str(concurrency),
+        "--omk-report",
+        "r.json",
+        "--omk-markdown",
+        "r.md",
+        "--junitxml",
+        "r.xml",
+        "-rs",
     )
     calls = len(priced.requests)
     # 0.035 allows three calls of 0.01; the calls in flight when the cap is reached may finish.
@@ -91,6 +101,11 @@ def test_budget_stops_live_calls_within_one_wave(
     out = result.stdout.str()
     assert "omk budget" in out
     assert f"{SAMPLES - calls} samples not run" in out
+    assert f"{SAMPLES - calls} samples not run" in (pytester.path / "r.md").read_text(encoding="utf-8")
+    junit = parse_junit(pytester.path / "r.xml")
+    assert junit.suite_properties["omk.budget.not_run"] == str(SAMPLES - calls)
+    skipped = [case for case in junit.cases.values() if case.skipped]
+    assert len(skipped) == SAMPLES - calls and all("omk budget" in case.skipped[0] for case in skipped)
 
 
 def test_budget_incomplete_can_be_allowed(priced: FakeLLM, omk_run: OmkRun) -> None:
