@@ -51,7 +51,9 @@ def calls(pytester: pytest.Pytester) -> dict[str, int]:
 
 
 def test_auto_repeat_stops_stable_samples_early(project: pytest.Pytester, omk_run: OmkRun) -> None:
-    result = omk_run("--omk-repeat", "auto", "--omk-min-pass-rate", "0.8", "--omk-report", "r.json")
+    result = omk_run(
+        "--omk-repeat", "auto", "--omk-min-pass-rate", "0.8", "--omk-report", "r.json", "--omk-html", "r.html"
+    )
     made = calls(project)
     assert made["borderline"] == 10
     assert made["stable"] < 10
@@ -67,6 +69,7 @@ def test_auto_repeat_stops_stable_samples_early(project: pytest.Pytester, omk_ru
     assert samples["stable"]["outcome"] == "passed"
     saved = sum(10 - n for n in made.values())
     assert f"{saved} saved" in result.stdout.str()
+    assert f"({saved} saved)" in (project.path / "r.html").read_text(encoding="utf-8")
 
 
 def test_auto_repeat_decisions_equal_the_maximum(project: pytest.Pytester, omk_run: OmkRun) -> None:

@@ -128,6 +128,14 @@ def repeat_charts(samples: Sequence[Doc]) -> list[str]:
         for s in repeated
     ]
     every = sum(1 for s in repeated if s["repeats"]["passAll"])
+    auto = [s["repeats"]["auto"] for s in repeated if s["repeats"].get("auto")]
+    if auto:
+        # --omk-repeat auto: each sample took its own number of runs, up to the maximum.
+        runs = sum(s["repeats"]["n"] for s in repeated)
+        most = sum(a["max"] for a in auto)
+        note = f"every run passed: {every} of {len(repeated)} samples; {runs} runs of {most} at most ({most - runs} saved)"
+        title = f"Pass rate over each sample's runs (--omk-repeat auto, at most {auto[0]['max']})"
+        return [figure("repeat-pass-rate", title, hbar_chart(bars, 1.0), note)]
     k = repeated[0]["repeats"]["n"]
     note = f"pass^{k} (every run passed): {every} of {len(repeated)} samples"
     return [figure("repeat-pass-rate", f"Pass rate over {k} runs per sample", hbar_chart(bars, 1.0), note)]
