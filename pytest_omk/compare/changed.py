@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -141,13 +141,3 @@ def carry(record: Mapping[str, Any] | None, digest: str) -> Mapping[str, Any] | 
     if record is None or record.get("inputDigest") != digest:
         return None
     return record
-
-
-def count_carried(rows: Iterable[Mapping[str, Any]]) -> int:
-    """How many of a run's records were carried from the baseline."""
-    return sum(1 for row in rows if row.get("carried"))
-
-
-def changed_ids(rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """Node ids of the records that ran (were not carried)."""
-    return [str(row["nodeid"]) for row in rows if not row.get("carried")]

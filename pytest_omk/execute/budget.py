@@ -159,8 +159,11 @@ def merged(parts: Iterable[Spend | None]) -> Spend | None:
 class Budget:
     """Admits live calls while the projected spend stays within the limits (see the module doc)."""
 
-    def __init__(self, limits: BudgetLimits) -> None:
+    def __init__(self, limits: BudgetLimits, shown: BudgetLimits | None = None) -> None:
+        """``limits``: this process's caps; ``shown``: the run's, named in a refusal (an xdist
+        worker has its share of them)."""
         self.limits = limits
+        self._shown = shown or limits
         self._lock = threading.Lock()
         self._spend = Spend()
         self._in_flight = 0
@@ -196,6 +199,10 @@ class Budget:
         with self._lock:
             return self._exhausted is not None
 
+    @property
+    def _here(self) -> str:
+        return "" if self._shown == self.limits else " in this worker, which has its share of the cap"
+
     def _over(self) -> str | None:
         """Why one more call would pass a cap (``None``: it would not). Called under the lock."""
         total = self._spend.total()
@@ -204,10 +211,10 @@ class Budget:
         if usd is not None:
             mean = total.cost_usd / total.priced_calls if total.priced_calls else 0.0
             if total.cost_usd >= usd or total.cost_usd + waiting * mean > usd + 1e-12:
-                return f"{SKIP_PREFIX}: --omk-budget-usd {usd:g} spent (${total.cost_usd:.4f} on {total.calls} live calls)"
+                return f"{SKIP_PREFIX}: --omk-budget-usd {self._shown.usd:g} spent (${total.cost_usd:.4f} on {total.calls} live calls{self._here})"
         tokens = self.limits.tokens
         if tokens is not None:
             mean_tokens = total.tokens / total.calls if total.calls else 0.0
             if total.tokens >= tokens or total.tokens + waiting * mean_tokens > tokens:
-                return f"{SKIP_PREFIX}: --omk-budget-tokens {tokens} spent ({total.tokens} tokens on {total.calls} live calls)"
+                return f"{SKIP_PREFIX}: --omk-budget-tokens {self._shown.tokens} spent ({total.tokens} tokens on {total.calls} live calls{self._here})"
         return None

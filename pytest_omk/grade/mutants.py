@@ -110,10 +110,10 @@ def flip_negation(text: str, rng: random.Random) -> str | None:
 
 
 def truncate(text: str, rng: random.Random) -> str | None:
-    """Cut the text at a seeded point in its first half."""
+    """Cut the text at a seeded point in its first half (something is left: ``empty`` is apart)."""
     if len(text) < 2:
         return None
-    return text[: rng.randint(0, max(0, len(text) // 2 - 1))]
+    return text[: rng.randint(1, max(1, len(text) // 2))]
 
 
 def empty(text: str, rng: random.Random) -> str | None:

@@ -177,7 +177,7 @@ class CallWiring:
         if not limits.active:
             return None
         workers = int(getattr(self.config, "workerinput", {}).get("workercount", 1)) if self.is_worker else 1
-        return Budget(limits.share(workers))
+        return Budget(limits.share(workers), shown=limits)
 
     def _concurrency(self) -> int:
         """Calls in flight in this process: an xdist worker takes its share of the total."""
