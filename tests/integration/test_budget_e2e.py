@@ -1,8 +1,8 @@
 """End to end: ``--omk-budget-usd`` / ``--omk-budget-tokens`` stop live calls at the cap (issue 46).
 
-The model under test is a Python callable (the pytester directory's ``conftest.py``) that asks the
-loopback fake model server for every answer and reports a fixed price per call, so the calls are
-counted where they arrive (the server), not where the plugin says it made them.
+The model under test (``tests.support.executors.priced_executor``) asks the loopback fake model
+server for every answer and reports a fixed price per call, so the calls are counted where they
+arrive (the server), not where the plugin says it made them.
 """
 
 from __future__ import annotations
@@ -14,29 +14,7 @@ import pytest
 
 from tests.fakes.fake_llm import FakeLLM
 from tests.support import OmkRun, load_report, parse_junit, sample, write_sample_set
-
-CONFTEST = """
-import os
-
-import httpx
-
-PRICE = float(os.environ["BUDGET_TEST_PRICE"])
-
-
-def answer(request):
-    reply = httpx.post(
-        os.environ["BUDGET_TEST_URL"] + "/chat/completions",
-        json={"model": "m", "messages": [{"role": "user", "content": request.prompt}]},
-        headers={"Authorization": "Bearer sk-test"},
-        timeout=30,
-    )
-    text = reply.json()["choices"][0]["message"]["content"]
-    return {"output": text, "costUSD": PRICE, "inputTokens": 10, "outputTokens": 5}
-
-
-def pytest_omk_make_executor(config):
-    return answer
-"""
+from tests.support.executors import priced_executor
 
 SAMPLES = 12
 PRICE = 0.01
@@ -45,9 +23,7 @@ PRICE = 0.01
 @pytest.fixture
 def priced(pytester: pytest.Pytester, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> FakeLLM:
     fake_llm.add_rule(None, "hello there")
-    monkeypatch.setenv("BUDGET_TEST_URL", fake_llm.openai_base_url)
-    monkeypatch.setenv("BUDGET_TEST_PRICE", str(PRICE))
-    pytester.makeconftest(CONFTEST)
+    priced_executor(pytester, monkeypatch, fake_llm.openai_base_url, PRICE)
     write_sample_set(
         pytester,
         *[

@@ -9,28 +9,9 @@ import pytest
 
 from tests.fakes.fake_llm import FakeLLM
 from tests.support import OmkRun, load_report, report_samples, sample, write_sample_set
+from tests.support.executors import priced_executor
 
-# The model under test of each test: one asks the loopback fake for every answer and reports a
-# fixed price per call; the other logs each call and answers from the prompt.
-PRICED_CONFTEST = """
-import os
-
-import httpx
-
-
-def answer(request):
-    reply = httpx.post(
-        os.environ["BUDGET_TEST_URL"] + "/chat/completions",
-        json={"model": "m", "messages": [{"role": "user", "content": request.prompt}]},
-        headers={"Authorization": "Bearer sk-test"},
-        timeout=30,
-    )
-    return {"output": reply.json()["choices"][0]["message"]["content"], "costUSD": 0.01}
-
-
-def pytest_omk_make_executor(config):
-    return answer
-"""
+# The model under test of the --omk-changed test: it logs each call and answers from the prompt.
 
 COUNTING_CONFTEST = """
 import pathlib
@@ -56,8 +37,7 @@ def test_budget_is_shared_by_the_workers(
     pytester: pytest.Pytester, fake_llm: FakeLLM, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     fake_llm.add_rule(None, "hello there")
-    monkeypatch.setenv("BUDGET_TEST_URL", fake_llm.openai_base_url)
-    pytester.makeconftest(PRICED_CONFTEST)
+    priced_executor(pytester, monkeypatch, fake_llm.openai_base_url, 0.01)
     count = 16
     write_sample_set(
         pytester,

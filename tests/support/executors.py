@@ -1,0 +1,39 @@
+"""Model-under-test conftests for end-to-end runs that count what reaches a loopback server."""
+
+from __future__ import annotations
+
+import pytest
+
+PRICED_CONFTEST = """
+import os
+
+import httpx
+
+PRICE = float(os.environ["BUDGET_TEST_PRICE"])
+
+
+def answer(request):
+    reply = httpx.post(
+        os.environ["BUDGET_TEST_URL"] + "/chat/completions",
+        json={"model": "m", "messages": [{"role": "user", "content": request.prompt}]},
+        headers={"Authorization": "Bearer sk-test"},
+        timeout=30,
+    )
+    text = reply.json()["choices"][0]["message"]["content"]
+    return {"output": text, "costUSD": PRICE, "inputTokens": 10, "outputTokens": 5}
+
+
+def pytest_omk_make_executor(config):
+    return answer
+"""
+"""A Python-callable model under test that asks the server at ``BUDGET_TEST_URL`` for every answer
+and reports ``BUDGET_TEST_PRICE`` dollars per call: calls are counted where they arrive."""
+
+
+def priced_executor(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, url: str, price: float
+) -> None:
+    """Make :data:`PRICED_CONFTEST` the pytester project's model under test."""
+    monkeypatch.setenv("BUDGET_TEST_URL", url)
+    monkeypatch.setenv("BUDGET_TEST_PRICE", str(price))
+    pytester.makeconftest(PRICED_CONFTEST)
