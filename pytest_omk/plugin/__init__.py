@@ -52,9 +52,11 @@ def pytest_configure(config: pytest.Config) -> None:
     budget = session.calls.budget
     if not hasattr(config, "workerinput"):
         # One feature, one plugin object: the records are gathered and published by the controller.
-        collector = RecordCollector(
-            config, settings, spend=lambda: budget.spend() if budget is not None else None
-        )
+        from pytest_omk.plugin.savings import SavingsBook
+
+        savings = SavingsBook(settings, lambda: budget.spend() if budget is not None else None)
+        config.pluginmanager.register(savings, "omk-savings")
+        collector = RecordCollector(config, settings, savings)
         config.stash[record_collector_key] = collector
         config.pluginmanager.register(collector, "omk-records")
     elif budget is not None:

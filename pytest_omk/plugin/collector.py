@@ -16,7 +16,6 @@ import pytest
 from pytest_omk.compare.analysis import analyze
 from pytest_omk.compare.baseline import load_baseline, regression_message
 from pytest_omk.errors import ConfigError
-from pytest_omk.execute.budget import BudgetLimits, Spend, merged
 from pytest_omk.plugin.answerer import answerer_key
 from pytest_omk.plugin.compat import junit_xml, terminal_width
 from pytest_omk.plugin.gc_policy import collections_deferred, freeze_survivors
@@ -25,13 +24,13 @@ from pytest_omk.recordings.scrub import secrets_from_env
 from pytest_omk.report.answer_diff import terminal_lines as answer_changes
 from pytest_omk.report.comparisons import comparison_lines
 from pytest_omk.report.kept import KeptRecord
-from pytest_omk.report.mutation import mutation_lines
 from pytest_omk.report.outputs import ReportTargets, Written, write_reports
-from pytest_omk.report.savings import extra_lines, extra_totals, spend_properties, unfinished
+from pytest_omk.report.savings import spend_properties
 from pytest_omk.report.terminal import render_summary, summarize
 
 if TYPE_CHECKING:
     from pytest_omk.config.settings import Settings
+    from pytest_omk.plugin.savings import SavingsBook
 
 record_collector_key = pytest.StashKey["RecordCollector"]()
 _NONE: tuple[()] = ()
@@ -45,14 +44,10 @@ class RecordCollector:
     reports), as ``config.stash[record_collector_key]``.
     """
 
-    def __init__(
-        self, config: pytest.Config, settings: Settings, spend: Callable[[], Spend | None] = lambda: None
-    ) -> None:
+    def __init__(self, config: pytest.Config, settings: Settings, savings: SavingsBook) -> None:
         self.config = config
         self.settings = settings
-        self._spend = spend
-        """This process's budget ledger (``None`` without a budget); workers send theirs at the end."""
-        self._worker_spends: list[Spend] = []
+        self.savings = savings
         self.totals: dict[str, Any] | None = None
         self.records: dict[str, KeptRecord] = {}
         """Each sample's record, packed, with its summary view; keyed by node id, in report order."""
@@ -166,21 +161,6 @@ class RecordCollector:
                 self.records[nodeid] = KeptRecord.of(record, whole=self.targets.wanted)
                 self.outcomes[nodeid] = str(record.get("outcome") or "unknown")
 
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        """xdist: a worker finished; keep what its live calls spent and the samples it carried."""
-        output = getattr(node, "workeroutput", {})
-        data = output.get("omk_spend")
-        if isinstance(data, dict):
-            self._worker_spends.append(Spend.of(data))
-        carried = output.get("omk_carried")
-        if isinstance(carried, list):
-            self.add_carried(carried)
-
-    def spend(self) -> Spend | None:
-        """What the run's live calls spent under the budget (every worker's, under xdist)."""
-        return merged([self._spend(), *self._worker_spends])
-
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """Print the ``omk scores`` section."""
         rows = self.ordered()
@@ -191,14 +171,7 @@ class RecordCollector:
         width = terminal_width(terminalreporter)
         for line in render_summary(rows, verbose=verbosity >= 0, width=width, wide=verbosity >= 1):
             terminalreporter.write_line(line)
-        totals = self.totals or {}
-        allow = self.settings.allow_incomplete
-        for line, red in extra_lines(rows, totals, baseline=self.settings.baseline, allow_incomplete=allow):
-            terminalreporter.write_line(line, red=red)
-        if totals.get("mutation"):
-            terminalreporter.write_sep("=", "omk mutation")
-            for line in mutation_lines(rows, totals["mutation"], verbose=verbosity >= 1):
-                terminalreporter.write_line(line)
+        self.savings.write(terminalreporter, rows, self.totals or {}, verbose=verbosity >= 1)
         analysis = self.analyze(rows)
         for line in comparison_lines(analysis, message=self.regression, coverage=verbosity >= 1):
             terminalreporter.write_line(line, red=line == self.regression)
@@ -213,6 +186,7 @@ class RecordCollector:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         self._resume_gc = collections_deferred()  # see pytest_omk.plugin.gc_policy
+        self.add_carried(self.savings.carried)  # what the xdist workers carried
         rows = self._rows = self.ordered()
         if self.settings.record_mode == "rewrite":
             self._prune_unused(rows)
@@ -220,23 +194,13 @@ class RecordCollector:
             self._write_empty(session)
             return
         totals = self.totals = summarize(rows)
-        limits = BudgetLimits(self.settings.budget_usd, self.settings.budget_tokens)
-        totals.update(extra_totals(rows, limits=limits, spend=self.spend(), mutate=self.settings.mutate))
+        totals.update(self.savings.totals(rows))
         self._junit_suite_properties(totals)
         analysis = self.analyze(rows)
         if self.regression and session.exitstatus == pytest.ExitCode.OK:
             # The gate: the tests themselves passed, but the run regressed against the baseline.
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        if session.exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED and totals.get("carried"):
-            # Nothing changed since the baseline: every sample was carried, none left to run.
-            session.exitstatus = pytest.ExitCode.OK
-        if (
-            unfinished(rows, totals, allow_incomplete=self.settings.allow_incomplete)
-            and not session.exitstatus
-        ):
-            # A budget cut the run short (an incomplete eval is not a pass), or a sample carried
-            # from the baseline failed there and nothing that decides it changed since.
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        session.exitstatus = self.savings.exit_status(rows, totals, session.exitstatus)
         if self.targets.wanted:
             secrets = {*secrets_from_env(os.environ), *self.extra_secrets}
             full = self.full_rows()

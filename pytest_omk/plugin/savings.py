@@ -22,7 +22,9 @@ import pytest
 
 from pytest_omk.config.settings import Settings
 from pytest_omk.errors import OmkError
-from pytest_omk.plugin.collector import record_collector_key
+from pytest_omk.execute.budget import BudgetLimits, Spend, merged
+from pytest_omk.report.mutation import mutation_lines
+from pytest_omk.report.savings import extra_lines, extra_totals, unfinished
 
 if TYPE_CHECKING:
     from pytest_omk.compare.changed import RunInputs
@@ -40,9 +42,14 @@ _KEEP = ("nodeid", "file", "sample_id", "variant", "executor", "model", "order")
 class CarryPlan:
     """Digests and carried records of one process's run (see the module docstring)."""
 
-    def __init__(self, config: pytest.Config, settings: Settings) -> None:
+    def __init__(
+        self, config: pytest.Config, settings: Settings, adopted: Mapping[int, SampleItem], calls: CallWiring
+    ) -> None:
+        """``adopted``: the session's sample items by id; ``calls``: its call wiring (the executor)."""
         self.config = config
         self.settings = settings
+        self._adopted = adopted
+        self._calls = calls
         self.enabled = bool(settings.report or settings.changed)
         self.records: list[dict[str, Any]] = []
         """The carried samples' records (wire form, outcome set): the collector reports them."""
@@ -61,12 +68,10 @@ class CarryPlan:
                 sample, system, base = item.loaded.sample, item.plan.system, item.bundle.base_dir
                 self._digests[item.nodeid] = input_digest(sample, system=system, base_dir=base, run=inputs)
 
-    def take(
-        self, items: list[pytest.Item], adopted: Mapping[int, SampleItem], calls: CallWiring
-    ) -> list[pytest.Item]:
-        """The collected ``items`` the baseline stands in for (``adopted``: the sample items by id),
-        their records handed to the controller's record collector (an xdist worker sends them
-        with its output at the end)."""
+    def take(self, items: list[pytest.Item]) -> list[pytest.Item]:
+        """The collected ``items`` the baseline stands in for, their records handed to the
+        controller's record collector (an xdist worker sends them with its output at the end)."""
+        adopted, calls = self._adopted, self._calls
         if not self.settings.changed:
             return []  # before anything else: a run without --omk-changed builds nothing here
         samples = [sample for item in items if (sample := adopted.get(id(item))) is not None]
@@ -78,16 +83,20 @@ class CarryPlan:
         if hasattr(self.config, "workerinput"):
             self.config.workeroutput["omk_carried"] = self.records  # type: ignore[attr-defined]
         else:
-            collector = self.config.stash.get(record_collector_key, None)
+            collector = self._collector()
             if collector is not None:
                 collector.add_carried(self.records)
         return carried
 
+    def _collector(self) -> Any:
+        """The controller's record collector (by its plugin name: it imports this module)."""
+        return self.config.pluginmanager.get_plugin("omk-records")
+
     def _baseline_document(self) -> Mapping[str, Any] | None:
         """The ``--omk-baseline`` document: the controller's collector read it at configure."""
-        collector = self.config.stash.get(record_collector_key, None)
+        collector = self._collector()
         if collector is not None:
-            return collector.baseline
+            return collector.baseline  # type: ignore[no-any-return]
         if not self.settings.baseline:
             return None
         from pytest_omk.compare.baseline import load_baseline
@@ -197,3 +206,53 @@ class WorkerSpend:
     def pytest_sessionfinish(self) -> None:
         """Put the ledger in the worker's output (sent with its last message)."""
         self.config.workeroutput["omk_spend"] = self.budget.spend().as_dict()  # type: ignore[attr-defined]
+
+
+class SavingsBook:
+    """The controller's side of spending less: the run's budget ledgers (its own and each xdist
+    worker's), the summary's parts, the terminal's lines and the exit rule they add."""
+
+    def __init__(self, settings: Settings, spend: Callable[[], Spend | None]) -> None:
+        self.settings = settings
+        self._spend = spend
+        self._worker_spends: list[Spend] = []
+        self.carried: list[dict[str, Any]] = []
+        """Records of samples the workers carried (``--omk-changed``), for the record collector."""
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """xdist: a worker finished; keep what its live calls spent and the samples it carried."""
+        output = getattr(node, "workeroutput", {})
+        if isinstance(data := output.get("omk_spend"), dict):
+            self._worker_spends.append(Spend.of(data))
+        if isinstance(records := output.get("omk_carried"), list):
+            self.carried.extend(records)
+
+    def totals(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
+        """The summary's ``budget``, ``repeats``, ``carried`` and ``mutation`` parts (those in use)."""
+        limits = BudgetLimits(self.settings.budget_usd, self.settings.budget_tokens)
+        spend = merged([self._spend(), *self._worker_spends])
+        return extra_totals(rows, limits=limits, spend=spend, mutate=self.settings.mutate)
+
+    def exit_status(self, rows: list[dict[str, Any]], totals: dict[str, Any], status: int) -> int:
+        """The run's exit status once these parts are counted."""
+        if status == pytest.ExitCode.NO_TESTS_COLLECTED and totals.get("carried"):
+            # Nothing changed since the baseline: every sample was carried, none left to run.
+            status = pytest.ExitCode.OK
+        if not status and unfinished(rows, totals, allow_incomplete=self.settings.allow_incomplete):
+            # A budget cut the run short (an incomplete eval is not a pass), or a sample carried
+            # from the baseline failed there and nothing that decides it changed since.
+            status = pytest.ExitCode.TESTS_FAILED
+        return status
+
+    def write(
+        self, reporter: Any, rows: list[dict[str, Any]], totals: dict[str, Any], *, verbose: bool
+    ) -> None:
+        """The parts' lines after the scores table, then the ``omk mutation`` section."""
+        allow = self.settings.allow_incomplete
+        for line, red in extra_lines(rows, totals, baseline=self.settings.baseline, allow_incomplete=allow):
+            reporter.write_line(line, red=red)
+        if totals.get("mutation"):
+            reporter.write_sep("=", "omk mutation")
+            for line in mutation_lines(rows, totals["mutation"], verbose=verbose):
+                reporter.write_line(line)

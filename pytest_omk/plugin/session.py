@@ -61,21 +61,17 @@ class OmkSession:
         self._window: PrefetchWindow[SampleItem] | None = None
         # JUnit properties cost memory per item: built only when a JUnit file is written.
         self._junit = bool(getattr(config.option, "xmlpath", None))
-        self.carry = CarryPlan(config, settings)
+        # Handed over by collection, by id (the items include other tests).
+        self._adopted: dict[int, SampleItem] = {}
+        self.carry = CarryPlan(config, settings, self._adopted, self.calls)
         self.collection = CollectionHooks(
-            config, settings, lambda item: id(item) in self._adopted, self._carried
+            config, settings, lambda item: id(item) in self._adopted, self.carry.take
         )
         self._items: list[pytest.Item] = []
         self._attempts = Attempts()
-        # Handed over by collection, by id (the items include other tests).
-        self._adopted: dict[int, SampleItem] = {}
         self._js: JsEngine | None = None
         self._deferred: list[SampleItem] = []
         self._queued: list[int] = []
-
-    def _carried(self, items: list[pytest.Item]) -> list[pytest.Item]:
-        """``--omk-changed``: the items carried from the baseline (see plugin/savings)."""
-        return self.carry.take(items, self._adopted, self.calls)
 
     @property
     def js(self) -> JsEngine:
