@@ -49,20 +49,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from pytest_omk.plugin.xdist.status import register as register_xdist_status
 
     register_xdist_status(config, session.calls.progress, settings.status_interval)
-    budget = session.calls.budget
-    if not hasattr(config, "workerinput"):
-        # One feature, one plugin object: the records are gathered and published by the controller.
-        from pytest_omk.plugin.savings import SavingsBook
-
-        savings = SavingsBook(settings, lambda: budget.spend() if budget is not None else None)
-        config.pluginmanager.register(savings, "omk-savings")
-        collector = RecordCollector(config, settings, savings)
-        config.stash[record_collector_key] = collector
-        config.pluginmanager.register(collector, "omk-records")
-    elif budget is not None:
-        from pytest_omk.plugin.savings import WorkerSpend
-
-        config.pluginmanager.register(WorkerSpend(config, budget), "omk-worker-spend")
+    _register_reporting(config, session)
     # pytest-html is loaded whenever it is installed; only a run writing its page (``--html``)
     # needs the columns and extras, which otherwise cost an HTML rendering per sample.
     if (
@@ -83,6 +70,24 @@ def pytest_configure(config: pytest.Config) -> None:
 
         config.pluginmanager.register(SuiteLevelProperties(config), "omk-junit-suite-properties")
     _register_explicit_samples(config, session)
+
+
+def _register_reporting(config: pytest.Config, session: OmkSession) -> None:
+    """The controller's record collector and its spending book; a worker's budget ledger."""
+    budget, settings = session.calls.budget, session.settings
+    if not hasattr(config, "workerinput"):
+        # One feature, one plugin object: the records are gathered and published by the controller.
+        from pytest_omk.plugin.savings import SavingsBook
+
+        savings = SavingsBook(settings, lambda: budget.spend() if budget is not None else None)
+        config.pluginmanager.register(savings, "omk-savings")
+        collector = RecordCollector(config, settings, savings)
+        config.stash[record_collector_key] = collector
+        config.pluginmanager.register(collector, "omk-records")
+    elif budget is not None:
+        from pytest_omk.plugin.savings import WorkerSpend
+
+        config.pluginmanager.register(WorkerSpend(config, budget), "omk-worker-spend")
 
 
 def junit_layout(config: pytest.Config, chosen: str) -> str:
