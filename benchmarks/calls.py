@@ -88,6 +88,11 @@ def _repeats(quick: bool) -> list[s.Row]:
         common = (
             "--omk-executor",
             "python:bench_outcomes:answer",
+            # A stand-in for a model: its answers count as model calls (an app's would not).
+            "--omk-app-record",
+            "answers",
+            "--omk-app-digest",
+            "version:1",
             "--omk-record-mode",
             "off",
             "--omk-min-pass-rate",
@@ -158,6 +163,10 @@ def _changed(quick: bool) -> list[s.Row]:
         common = (
             "--omk-executor",
             "python:bench_canned:answer",
+            "--omk-app-record",
+            "answers",
+            "--omk-app-digest",
+            "version:1",
             "--omk-judge",
             "none",
             "--omk-record-mode",

@@ -12,8 +12,8 @@ digest would ask the same questions of the same model and grade the answers the 
 
 What it cannot see: a model that changed behind the same name and endpoint, pages a URL in the
 prompt serves, files an agent reads in the sample's working directory. The application's declared
-digest (``--omk-app-digest``, or an executor's ``omk_digest``) is how a project adds what the
-plugin cannot hash.
+digest (``--omk-app-digest``: the contents of the paths it names, or its ``version:`` lines) is
+how a project adds what the plugin cannot hash.
 """
 
 from __future__ import annotations

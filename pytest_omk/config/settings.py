@@ -59,7 +59,6 @@ class Settings:
     fail_on_regression: float | None = None
     changed: bool = False
     """``--omk-changed``: run only samples whose input digest differs from the baseline's."""
-    app_digest: str | None = None
     budget_usd: float | None = None
     budget_tokens: int | None = None
     allow_incomplete: bool = False

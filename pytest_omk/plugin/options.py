@@ -108,8 +108,6 @@ OPTIONS: tuple[Option, ...] = (
            "--omk-baseline, or a sample that passed there fails", None, number(low=0), _X),
     Option("--omk-changed", "with --omk-baseline, run only the samples whose inputs changed since that report "
            "and carry the others' results from it", False, boolean),
-    Option("--omk-app-digest", "a digest of the application under test (e.g. its commit), part of each "
-           "sample's input digest for --omk-changed", metavar="TEXT"),
     Option("--omk-budget-usd", "stop live model and judge calls once their cost would pass X dollars; samples "
            "not started are skipped (reason: omk budget)", None, number(low=0), _X),
     Option("--omk-budget-tokens", "stop live model and judge calls once their tokens would pass N (counts "
@@ -125,8 +123,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("--omk-app-record", "an app under test (python:, hook, omk_app fixture, command) runs for every "
            "sample and its model calls are recorded (calls), or its whole answers are recorded too, keyed "
            "by --omk-app-digest (answers)", "calls", choice("calls", "answers"), "WHAT"),
-    Option("--omk-app-digest", "what the app is, for --omk-app-record answers: a path or glob relative to "
-           "the rootdir, or version:TEXT (repeatable; default: the source file of the app's module)",
+    Option("--omk-app-digest", "what the app is, for --omk-app-record answers and --omk-changed: a path or "
+           "glob relative to the rootdir, or version:TEXT (repeatable; default for answers: the source file "
+           "of the app's module)",
            metavar="PATH", listing="paths"),
 )  # fmt: skip
 

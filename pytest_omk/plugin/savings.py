@@ -182,9 +182,19 @@ class CarryPlan:
                 judge_model=s.judge_model if judge_spec else None,
                 judge_templates=json.dumps(template_ids(), sort_keys=True) if judge_spec else None,
                 options=options,
-                app_digest=s.app_digest or getattr(executor, "omk_digest", None),
+                app_digest=declared_app_digest(s),
             )
         return self._inputs
+
+
+def declared_app_digest(settings: Settings) -> str | None:
+    """The digest of what ``--omk-app-digest`` declares the app to be (its files' contents, its
+    version lines), part of each sample's input digest; ``None`` when nothing is declared."""
+    if not settings.app_digest:
+        return None
+    from pytest_omk.execute.app_digest import app_digest
+
+    return app_digest(settings.app_digest, rootdir=settings.rootdir).sha256
 
 
 def run_grader(item: SampleItem, settings: Settings, js: JsEngine) -> Callable[[SampleRun], bool]:

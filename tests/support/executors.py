@@ -33,7 +33,12 @@ and reports ``BUDGET_TEST_PRICE`` dollars per call: calls are counted where they
 def priced_executor(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, url: str, price: float
 ) -> None:
-    """Make :data:`PRICED_CONFTEST` the pytester project's model under test."""
+    """Make :data:`PRICED_CONFTEST` the pytester project's model under test.
+
+    It stands in for a model, so its whole answers are recorded and replayed (an app under test
+    would run every time): ``omk_app_record = answers`` in the project's ini file.
+    """
     monkeypatch.setenv("BUDGET_TEST_URL", url)
     monkeypatch.setenv("BUDGET_TEST_PRICE", str(price))
     pytester.makeconftest(PRICED_CONFTEST)
+    pytester.makeini("[pytest]\nomk_app_record = answers\nomk_app_digest = version:1\n")
