@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.integration.conftest import OmkRun, load_report, report_samples, sample, write_sample_set
+from tests.support import OmkRun, load_report, report_samples, sample, write_sample_set
 
 KEY = "sk-api-limits-test-9d2e4f"
 PASSING = [{"type": "not_contains", "value": "never said"}]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.integration.conftest import (
+from tests.support import (
     OmkRun,
     load_report,
     parse_junit,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.integration.conftest import OmkRun, sample, write_sample_set
+from tests.support import OmkRun, sample, write_sample_set
 
 KEY = "sk-same-model-test-71c2aa"
 WARNING = "the judge is the model under test"

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM, RecordedRequest
-from tests.integration.conftest import OmkRun, load_report, report_samples, sample, write_sample_set
+from tests.support import OmkRun, load_report, report_samples, sample, write_sample_set
 
 KEY = "sk-structured-output-test-5b1c9e"
 JUDGE_SYSTEM = "judge"

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.conftest import OmkRun, load_report, report_samples, sample, write_sample_set
-from tests.realserver.conftest import LlamaServer, StartServer
+from tests.support import OmkRun, load_report, report_samples, sample, write_sample_set
+from tests.support.llama_cpp import LlamaServer, StartServer
 
 PASSING = [{"type": "not_contains", "value": "the model will never say this"}]
 

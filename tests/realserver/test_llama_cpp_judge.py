@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.conftest import OmkRun, load_report, report_samples, sample, write_sample_set
-from tests.realserver.conftest import LlamaServer, StartServer
+from tests.support import OmkRun, load_report, report_samples, sample, write_sample_set
+from tests.support.llama_cpp import ANTHROPIC_PLACEHOLDER_KEY, LlamaServer, StartServer
 
 PASSING = {"type": "not_contains", "value": "the model will never say this"}
 RUBRIC = {"clarity": {"criterion": "The answer is clear and to the point", "weight": 1}}
@@ -96,7 +96,7 @@ def test_two_servers_serving_the_same_name_are_two_models(
     under_test, judge = llama_server("bpe"), llama_server("spm")
     point_at(monkeypatch, under_test)
     monkeypatch.setenv("ANTHROPIC_BASE_URL", judge.base_url)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-placeholder-llama-cpp-checks-no-key")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_PLACEHOLDER_KEY)
     write_sample_set(pytester, *judged(1))
     models = ("--omk-model=tiny", "--omk-judge-model=tiny")
     result = omk_run("--omk-executor=openai", "--omk-judge=anthropic", *models, SKIP)
@@ -109,7 +109,7 @@ def test_a_judge_failure_keeps_the_output_and_the_checks_in_the_report(
     under_test, judge = llama_server("bpe"), llama_server("bpe")
     point_at(monkeypatch, under_test)
     monkeypatch.setenv("ANTHROPIC_BASE_URL", judge.base_url)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-placeholder-llama-cpp-checks-no-key")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_PLACEHOLDER_KEY)
     judge.stop()  # the judge's server is gone; the model under test answers
     write_sample_set(pytester, *judged(1))
     result = omk_run(

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.realserver.conftest import StartServer
+from tests.support.llama_cpp import StartServer
 
 
 def test_the_model_is_the_same_file_for_a_seed_and_another_for_another(tmp_path: Path) -> None:
-    from tests.realserver.tiny_model import write_model
+    from tests.support.tiny_model import write_model
 
     first = write_model(tmp_path / "a.gguf", "bpe", seed=7).read_bytes()
     again = write_model(tmp_path / "b.gguf", "bpe", seed=7).read_bytes()

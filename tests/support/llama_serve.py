@@ -1,6 +1,6 @@
 """llama.cpp's HTTP server, through ``xllamacpp``, as a child process of the tests.
 
-``python -m tests.realserver.serve MODEL --slots N --context TOKENS [--http-threads N] [--seed S]`` prints the server's
+``python -m tests.support.llama_serve MODEL --slots N --context TOKENS [--http-threads N] [--seed S]`` prints the server's
 address (``http://127.0.0.1:PORT``) as its first stdout line and serves until its stdin closes or it
 receives SIGTERM. llama.cpp's log goes to stderr.
 
@@ -21,7 +21,7 @@ from collections.abc import Sequence
 def main(argv: Sequence[str] | None = None) -> int:
     """Start the server, print its address, serve until stdin closes or SIGTERM."""
     parser = argparse.ArgumentParser(
-        prog="python -m tests.realserver.serve", description=__doc__.split("\n")[0]
+        prog="python -m tests.support.llama_serve", description=__doc__.split("\n")[0]
     )
     parser.add_argument("model")
     parser.add_argument("--slots", type=int, default=1, help="parallel sequences (llama-server -np)")
@@ -54,7 +54,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: done.set())
     signal.signal(signal.SIGINT, lambda *_: done.set())
     print(server.listening_address, flush=True)
-    threading.Thread(target=lambda: (sys.stdin.read(), done.set()), daemon=True).start()
+
+    def stdin_closed() -> None:
+        sys.stdin.read()
+        done.set()
+
+    threading.Thread(target=stdin_closed, daemon=True).start()
     done.wait()
     del server
     return 0
