@@ -76,7 +76,9 @@ class AgentExecutor(ExecutorDefaults):
         """``timeout`` bounds each provider call; tools are bounded by ``options.tool_timeout``."""
         self.options = options or AgentOptions()
         self._timeout = timeout
-        self.provider = provider or make_provider(self.options.api, timeout, env=env)
+        self.provider = provider or make_provider(
+            self.options.api, timeout, env=env, prices=self.options.prices, max_tokens=self.options.max_tokens
+        )
         config = self.options.mcp_config_path()
         servers = load_mcp_servers(config) if config is not None else []
         self.mcp = McpTools(servers, timeout=self.options.tool_timeout)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from pytest_omk.agent.providers import AGENT_APIS
 from pytest_omk.errors import ConfigError
+from pytest_omk.execute.pricing import PriceBook
 from pytest_omk.resolve.mcp_servers import find_mcp_config
 
 DEFAULT_MAX_TURNS = 20
@@ -42,6 +43,11 @@ class AgentSettings(Protocol):
         """``--omk-mcp-config``."""
         ...
 
+    @property
+    def max_tokens(self) -> int | None:
+        """``--omk-max-tokens``."""
+        ...
+
 
 @dataclass(frozen=True)
 class AgentOptions:
@@ -54,6 +60,10 @@ class AgentOptions:
     """The MCP config file whose stdio servers' tools are offered (relative to ``rootdir``)."""
     rootdir: Path | None = None
     """Where a relative ``mcp_config`` is found and ``.mcp.json`` is looked for (``None``: no lookup)."""
+    prices: PriceBook = field(default_factory=PriceBook)
+    """What the provider's calls cost (``omk_prices`` and the list prices)."""
+    max_tokens: int | None = None
+    """``--omk-max-tokens``: the most tokens of each answer of the provider (``None``: its default)."""
 
     def __post_init__(self) -> None:
         if self.api not in AGENT_APIS:
@@ -64,15 +74,17 @@ class AgentOptions:
             raise ConfigError(f"--omk-agent-tool-timeout must be > 0, got {self.tool_timeout}")
 
     @classmethod
-    def from_settings(cls, settings: AgentSettings) -> AgentOptions:
+    def from_settings(cls, settings: AgentSettings, prices: PriceBook | None = None) -> AgentOptions:
         """Options from the run's settings (the MCP config file is looked up only when an agent
-        executor is built, so other executors never read it)."""
+        executor is built, so other executors never read it) and the run's prices."""
         return cls(
             api=settings.agent_api,
             max_turns=settings.agent_max_turns,
             tool_timeout=settings.agent_tool_timeout,
             mcp_config=settings.mcp_config,
             rootdir=settings.rootdir,
+            prices=prices or PriceBook(),
+            max_tokens=settings.max_tokens,
         )
 
     def mcp_config_path(self) -> Path | None:

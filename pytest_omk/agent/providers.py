@@ -27,6 +27,7 @@ from pytest_omk.execute import anthropic as anthropic_api
 from pytest_omk.execute import openai as openai_api
 from pytest_omk.execute.base import Endpoint
 from pytest_omk.execute.http_client import ApiEndpoint, JsonApiClient, json_str
+from pytest_omk.execute.pricing import PriceBook
 
 Api = Literal["openai", "anthropic"]
 AGENT_APIS: tuple[Api, ...] = ("openai", "anthropic")
@@ -111,8 +112,13 @@ class _HttpProvider:
         *,
         env: Mapping[str, str] | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        prices: PriceBook | None = None,
+        max_tokens: int | None = None,
     ) -> None:
         self._http = JsonApiClient(self._endpoint(env), timeout=timeout, transport=transport)
+        self._prices = prices or PriceBook()
+        self._max_tokens = max_tokens
+        """``--omk-max-tokens``: the most tokens of each of the agent's answers."""
 
     @property
     def api_endpoint(self) -> ApiEndpoint:
@@ -143,6 +149,8 @@ class OpenAIProvider(_HttpProvider):
         """One chat completion with the tools offered."""
         # The system prompt is already the first message (see start()).
         body: dict[str, Any] = {"model": model, "messages": messages}
+        if self._max_tokens is not None:
+            body[openai_api.max_tokens_field(self._http.endpoint.url)] = self._max_tokens
         if tools:
             body["tools"] = [
                 {
@@ -161,7 +169,7 @@ class OpenAIProvider(_HttpProvider):
         }
         if calls:
             history["tool_calls"] = [raw for raw in message["tool_calls"] if isinstance(raw, dict)]
-        usage = openai_api.usage(data, model)
+        usage = openai_api.usage(data, model, self._prices, self._http.endpoint.url)
         return ModelTurn(
             text=content if isinstance(content, str) else "",
             calls=calls,
@@ -210,7 +218,8 @@ class AnthropicProvider(_HttpProvider):
         self, messages: Messages, tools: Sequence[ToolSpec], model: str, system: str | None
     ) -> ModelTurn:
         """One Messages API answer with the tools offered."""
-        body: dict[str, Any] = {"model": model, "max_tokens": anthropic_api.MAX_TOKENS, "messages": messages}
+        limit = anthropic_api.MAX_TOKENS if self._max_tokens is None else self._max_tokens
+        body: dict[str, Any] = {"model": model, "max_tokens": limit, "messages": messages}
         if system:
             body["system"] = system
         if tools:
@@ -228,7 +237,7 @@ class AnthropicProvider(_HttpProvider):
             for b in blocks
             if b.get("type") == "tool_use"
         ]
-        usage = anthropic_api.usage(data, model)
+        usage = anthropic_api.usage(data, model, self._prices, self._http.endpoint.url)
         return ModelTurn(
             text=anthropic_api.text_of(blocks),
             calls=calls,
@@ -256,10 +265,17 @@ class AnthropicProvider(_HttpProvider):
             messages.append({"role": "user", "content": content})
 
 
-def make_provider(api: str, timeout: float, *, env: Mapping[str, str] | None = None) -> Provider:
+def make_provider(
+    api: str,
+    timeout: float,
+    *,
+    env: Mapping[str, str] | None = None,
+    prices: PriceBook | None = None,
+    max_tokens: int | None = None,
+) -> Provider:
     """The provider for ``api`` (``openai`` or ``anthropic``)."""
     if api == "openai":
-        return OpenAIProvider(timeout, env=env)
+        return OpenAIProvider(timeout, env=env, prices=prices, max_tokens=max_tokens)
     if api == "anthropic":
-        return AnthropicProvider(timeout, env=env)
+        return AnthropicProvider(timeout, env=env, prices=prices, max_tokens=max_tokens)
     raise ConfigError(f"--omk-agent-api must be one of {', '.join(AGENT_APIS)}, got {api!r}")

@@ -6,11 +6,13 @@ every other part of the plugin receives this value, never the pytest config.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from pytest_omk.compare.variants import Variant
 from pytest_omk.config.shard import Shard
+from pytest_omk.execute.pricing import Price
 from pytest_omk.recordings.modes import RecordMode
 
 
@@ -27,6 +29,8 @@ class Settings:
     judge_model: str | None = None
     judge_repeat: int = 1
     judge_failure: str = "error"
+    judge_response_format: str = "json_object"
+    """``json_object``, ``json_schema`` (the score's schema) or ``none``: what the judge asks for."""
     max_checks: int = 200
     rubric_threshold: float = 3.0
     min_composite: float | None = None
@@ -44,6 +48,8 @@ class Settings:
     concurrency: int = 8
     retries: int = 3
     timeout: float = 120.0
+    max_tokens: int | None = None
+    """``--omk-max-tokens``: the most tokens of each answer (``None``: not sent)."""
     mcp_config: str | None = None
     agent_api: str = "openai"
     agent_max_turns: int = 20
@@ -71,6 +77,8 @@ class Settings:
     its whole answers are recorded too, keyed by the app's digest (``--omk-app-record``)."""
     app_digest: tuple[str, ...] = ()
     """What the app is for whole-answer recording: paths, globs and ``version:TEXT`` lines."""
+    prices: Mapping[str, Price] = field(default_factory=dict)
+    """ini ``omk_prices``: the user's prices by model name (lower case)."""
     shard: Shard | None = None
     """``--omk-shard K/N``: this run's block of the collected items."""
     status_interval: float = 5.0

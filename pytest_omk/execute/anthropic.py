@@ -20,7 +20,7 @@ from pytest_omk.execute.http_client import (
     json_str,
 )
 from pytest_omk.execute.http_errors import malformed
-from pytest_omk.execute.pricing import cost_usd, priced_name
+from pytest_omk.execute.pricing import PriceBook
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
 
@@ -72,8 +72,9 @@ def text_of(blocks: list[dict[str, Any]]) -> str:
     )
 
 
-def usage(data: Mapping[str, Any], model: str) -> Usage:
-    """The whole prompt's tokens (cached parts included), output tokens, and the cost."""
+def usage(data: Mapping[str, Any], model: str, prices: PriceBook, url: str) -> Usage:
+    """The whole prompt's tokens (cached parts included), output tokens, and the cost at ``url``
+    (``None`` when no price is known to be true there, see :class:`PriceBook`)."""
     raw_usage = data.get("usage")
     counts: Mapping[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
     fresh = json_int(counts.get("input_tokens"))
@@ -85,10 +86,12 @@ def usage(data: Mapping[str, Any], model: str) -> Usage:
     cost = None
     if fresh is not None and output_tokens is not None:
         # The requested alias first; the served snapshot name (``data.model``) as a fallback.
-        cost = cost_usd(
-            priced_name(model, data.get("model")),
-            fresh,
-            output_tokens,
+        cost = prices.cost(
+            model,
+            json_str(data.get("model")),
+            url=url,
+            input_tokens=fresh,
+            output_tokens=output_tokens,
             cache_read_tokens=cache_read,
             cache_write_tokens=cache_write,
         )
@@ -109,7 +112,7 @@ class AnthropicExecutor(ApiExecutor):
     def _body(request: ExecutionRequest, model: str) -> dict[str, Any]:
         body: dict[str, Any] = {
             "model": model,
-            "max_tokens": MAX_TOKENS,
+            "max_tokens": MAX_TOKENS if request.max_tokens is None else request.max_tokens,
             "messages": [{"role": "user", "content": request.prompt}],
         }
         if request.system:
@@ -125,4 +128,12 @@ class AnthropicExecutor(ApiExecutor):
         model = request.model or DEFAULT_MODEL
         data, elapsed_ms = await self._http.post(self._body(request, model))
         text = text_of(content_blocks(data))
-        return one_call_result(text, usage(data, model), elapsed_ms, json_str(data.get("stop_reason")))
+        counts = usage(data, model, self.prices, self.url)
+        return one_call_result(
+            text,
+            counts,
+            elapsed_ms,
+            json_str(data.get("stop_reason")),
+            endpoint=self.shown_url,
+            served_model=json_str(data.get("model")),
+        )

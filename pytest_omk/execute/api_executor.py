@@ -14,6 +14,8 @@ import httpx
 
 from pytest_omk.execute.base import ExecutorDefaults
 from pytest_omk.execute.http_client import ApiEndpoint, JsonApiClient, Usage
+from pytest_omk.execute.http_errors import display_url
+from pytest_omk.execute.pricing import PriceBook
 from pytest_omk.execute.tls import SharedTls
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
@@ -34,10 +36,15 @@ class ApiExecutor(ExecutorDefaults):
         api_key: str | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
         env: Mapping[str, str] | None = None,
+        prices: PriceBook | None = None,
     ) -> None:
         """Use ``base_url`` / ``api_key``, else the API's variables in ``env`` (default
-        ``os.environ``); a required key that is missing is a ``ConfigError`` at the first live call."""
+        ``os.environ``); a required key that is missing is a ``ConfigError`` at the first live call.
+        ``prices`` says what a call costs (default: list prices at the provider's own endpoint)."""
         api = self.endpoint(env, base_url=base_url, api_key=api_key)
+        self.prices = prices or PriceBook()
+        self.shown_url = display_url(httpx.URL(api.url))
+        """The endpoint as reports show it: no credentials, no query."""
         self._http = JsonApiClient(api, timeout=timeout, transport=transport)
         self.url = api.url
 
@@ -72,9 +79,20 @@ class ApiExecutor(ExecutorDefaults):
         await self._http.aclose()
 
 
-def one_call_result(output: str, usage: Usage, elapsed_ms: float, stop_reason: str | None) -> ExecutionResult:
-    """The result of a single-turn call that took ``elapsed_ms`` (latency and API time alike)."""
+def one_call_result(
+    output: str,
+    usage: Usage,
+    elapsed_ms: float,
+    stop_reason: str | None,
+    *,
+    endpoint: str | None = None,
+    served_model: str | None = None,
+) -> ExecutionResult:
+    """The result of a single-turn call that took ``elapsed_ms`` (latency and API time alike),
+    answered at ``endpoint`` by ``served_model`` (what the server said answered)."""
     return ExecutionResult(
+        endpoint=endpoint,
+        servedModel=served_model,
         output=output,
         inputTokens=usage.input_tokens,
         outputTokens=usage.output_tokens,

@@ -22,12 +22,30 @@ from pytest_omk.models.run import Purpose as Purpose
 
 
 class TransientError(ExecutionError):
-    """A failure that may succeed when retried; ``retry_after`` is the server's hint in seconds."""
+    """A failure that may succeed when retried; ``retry_after`` is the server's hint in seconds.
 
-    def __init__(self, message: str, *, retry_after: float | None = None, rate_limited: bool = False):
+    ``rate_limited`` (a 429) and ``timed_out`` (no answer within the per-call timeout) are
+    congestion: the provider has more calls than it serves in time, so the run lowers its
+    concurrency (:mod:`pytest_omk.execute.retry`).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retry_after: float | None = None,
+        rate_limited: bool = False,
+        timed_out: bool = False,
+    ):
         super().__init__(message)
         self.retry_after = retry_after
         self.rate_limited = rate_limited
+        self.timed_out = timed_out
+
+    @property
+    def congestion(self) -> bool:
+        """Whether the failure says the provider is given more calls than it can serve in time."""
+        return self.rate_limited or self.timed_out
 
 
 class Endpoint(Protocol):

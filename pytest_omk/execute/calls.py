@@ -67,7 +67,7 @@ class ModelCalls:
                 budget = executor.time_budget or self.timeout
                 result = await asyncio.wait_for(executor.execute(request), budget + 5)
             except TimeoutError:
-                raise TransientError(f"the call did not finish within {budget:g}s") from None
+                raise TransientError(f"the call did not finish within {budget:g}s", timed_out=True) from None
             if result.latencyMs is None:
                 elapsed = round((time.perf_counter() - start) * 1000, 3)
                 result = result.model_copy(update={"latencyMs": elapsed})

@@ -7,11 +7,15 @@ outcome                                       raised
 ============================================  =============================================
 429                                           ``TransientError(rate_limited=True)`` with the
                                               ``Retry-After`` hint (seconds or HTTP-date)
+400 or 5xx saying the context window is       ``ExecutionError`` ("context window exceeded:
+exceeded                                      not retried"): the same prompt cannot fit later
 408, 5xx (incl. Anthropic's 529 "overloaded")  ``TransientError`` (``Retry-After`` honoured too)
-other 4xx (bad key, unknown model, bad body)  ``ExecutionError``: the provider's
+other 4xx (bad key, unknown model, bad body)  :class:`RefusedRequest`: the provider's
                                               ``error.message`` or ``API error <status>``
-timeout, refused/reset connection, dropped    ``TransientError``
-connection, truncated body
+timeout                                       ``TransientError(timed_out=True)``
+refused connection                            ``TransientError``: "cannot connect to URL: is
+                                              the server running?"
+reset or dropped connection, truncated body   ``TransientError``
 2xx whose body is not the expected JSON       ``TransientError`` ("malformed response"):
                                               proxies and local servers under load sometimes
                                               answer 200 with an HTML page or a cut body, and
@@ -92,6 +96,41 @@ def provider_message(response: httpx.Response) -> str | None:
     return None
 
 
+class RefusedRequest(ExecutionError):
+    """A 4xx answer other than 429 and 408: the request itself was refused (not retried).
+
+    ``status`` lets a caller that sent something optional (the judge's ``response_format``) try
+    once more without it.
+    """
+
+    def __init__(self, message: str, *, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+CONTEXT_EXCEEDED = re.compile(
+    r"context_length_exceeded|exceed_context_size|context (?:size|length|window) (?:has been |was )?exceeded"
+    r"|exceeds the (?:available|maximum) context|maximum context length|prompt is too long"
+    r"|longer than the (?:model's )?(?:maximum|max) (?:model |context )?length",
+    re.IGNORECASE,
+)
+"""How servers say a prompt does not fit: OpenAI and vLLM (``context_length_exceeded``, "maximum
+context length"), llama.cpp (``exceed_context_size_error``, "Context size has been exceeded"),
+Anthropic ("prompt is too long"), vLLM's newer "longer than the maximum model length"."""
+
+
+def context_exceeded(response: httpx.Response, detail: str | None) -> bool:
+    """Whether an error answer says the prompt (or prompt and answer) exceeds the context window."""
+    if detail and CONTEXT_EXCEEDED.search(detail):
+        return True
+    try:
+        error = response.json().get("error")
+    except (ValueError, UnicodeDecodeError, AttributeError):
+        return False
+    codes = (error.get("code"), error.get("type")) if isinstance(error, dict) else ()
+    return any(isinstance(code, str) and CONTEXT_EXCEEDED.search(code) for code in codes)
+
+
 def _clip(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= _MAX_MESSAGE else text[: _MAX_MESSAGE - 1] + "…"
@@ -108,9 +147,12 @@ def check_status(response: httpx.Response, *, provider: str, secrets: Iterable[s
         text += f": {_clip(redact(detail, secrets))}"
     if status == 429:
         raise TransientError(text, retry_after=parse_retry_after(response.headers), rate_limited=True)
+    if (status == 400 or status >= 500) and context_exceeded(response, detail):
+        # The same prompt will not fit on a retry: three more calls would only fail the same way.
+        raise ExecutionError(f"{text} (context window exceeded: not retried)")
     if status == 408 or status >= 500:
         raise TransientError(text, retry_after=parse_retry_after(response.headers))
-    raise ExecutionError(text)
+    raise RefusedRequest(text, status=status)
 
 
 def display_url(url: httpx.URL) -> str:
@@ -120,7 +162,9 @@ def display_url(url: httpx.URL) -> str:
 
 def timed_out(provider: str, timeout: float, url: httpx.URL) -> TransientError:
     """The error for a call that outlived its deadline."""
-    return TransientError(f"{provider} API request timed out after {timeout:g}s ({display_url(url)})")
+    return TransientError(
+        f"{provider} API request timed out after {timeout:g}s ({display_url(url)})", timed_out=True
+    )
 
 
 def transport_error(exc: httpx.HTTPError, *, provider: str, timeout: float, url: httpx.URL) -> ExecutionError:
@@ -134,10 +178,25 @@ def transport_error(exc: httpx.HTTPError, *, provider: str, timeout: float, url:
         # A bad URL scheme or a request we built wrongly will not get better by retrying.
         return ExecutionError(f"{provider} API request to {where} failed: {exc}")
     if isinstance(exc, httpx.ConnectError):
+        if _refused(exc):
+            return TransientError(f"{provider} API: cannot connect to {where}: is the server running?")
         return TransientError(f"{provider} API connection to {where} failed: {exc or type(exc).__name__}")
     if isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError):
         return TransientError(f"{provider} API connection dropped ({where}): {exc or type(exc).__name__}")
     return TransientError(f"{provider} API request to {where} failed: {type(exc).__name__}: {exc}")
+
+
+def _refused(exc: BaseException) -> bool:
+    """Whether nothing listens where a connection was attempted (not a DNS or TLS failure)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ConnectionRefusedError):
+            return True
+        # anyio's message when every address refused (httpcore keeps no cause on some versions).
+        if "All connection attempts failed" in str(seen):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def malformed(provider: str, why: str) -> TransientError:

@@ -1,13 +1,15 @@
-"""Retries with backoff, and a concurrency limit that adapts to rate limiting.
+"""Retries with backoff, and a concurrency limit that adapts to congestion (429s and timeouts).
 
 ``call_with_retries`` runs one model call, retrying ``TransientError`` (429, 5xx, timeouts, dropped
 connections, malformed bodies) with the server's ``Retry-After`` hint when it gives one and
 jittered exponential backoff otherwise. Every attempt holds a slot of an :class:`AdaptiveLimiter`;
 the slot is released while backing off, so a waiting call never blocks others.
 
-The limiter shrinks on 429 the way TCP congestion control does (halve on a signal, grow by one
-after a run of good answers), so a run at ``--omk-concurrency 16`` against a provider that allows
-fewer requests settles near what it allows instead of hammering it with retries.
+The limiter shrinks on congestion the way TCP congestion control does (halve on a signal, grow by
+one after a run of good answers), so a run at ``--omk-concurrency 16`` against a provider that
+allows fewer requests settles near what it allows instead of hammering it with retries. A 429 is
+one signal; a call that timed out is the other: a server with fewer slots than calls in flight
+(llama.cpp's ``-np``, vLLM's ``max_num_seqs``) queues the rest, and the last in its queue time out.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ class RetryPolicy:
 
 
 class AdaptiveLimiter:
-    """At most ``current_limit`` holders at once; the limit halves on 429 and creeps back up.
+    """At most ``current_limit`` holders at once; the limit halves on congestion and creeps back up.
 
     The limit never goes below ``min_limit`` nor above ``limit``. It grows by one after
     ``recover_after`` consecutive successes. Waiters are served first come, first served.
@@ -89,17 +91,17 @@ class AdaptiveLimiter:
 
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[int]:
-        """Hold one slot for the block; yields the limit's epoch, for :meth:`on_rate_limited`."""
+        """Hold one slot for the block; yields the limit's epoch, for :meth:`on_congestion`."""
         await self._acquire()
         try:
             yield self._epoch
         finally:
             self._release()
 
-    def on_rate_limited(self, epoch: int | None = None) -> None:
+    def on_congestion(self, epoch: int | None = None) -> None:
         """Halve the limit (not below ``min_limit``).
 
-        ``epoch`` is what :meth:`slot` yielded: a 429 from a call that started before the last cut
+        ``epoch`` is what :meth:`slot` yielded: a signal from a call that started before the last cut
         was caused by the old, higher concurrency, so it does not cut again. Without it, every
         signal cuts.
         """
@@ -167,8 +169,8 @@ async def call_with_retries(
             try:
                 result = await call()
             except TransientError as exc:
-                if exc.rate_limited:
-                    limiter.on_rate_limited(epoch)
+                if exc.congestion:
+                    limiter.on_congestion(epoch)
                 error = exc
             else:
                 limiter.on_success()

@@ -22,8 +22,10 @@ from pytest_omk.errors import ExecutionError, JudgeError
 from pytest_omk.execute.base import Executor
 from pytest_omk.execute.calls import ModelCalls
 from pytest_omk.js.text import js_trim
-from pytest_omk.judge.parse import JudgeReply, parse_assertion_reply, parse_rubric_reply
+from pytest_omk.judge.parse import JudgeReply, parse_assertion_reply, parse_rubric_reply, quote_reply
+from pytest_omk.judge.provenance import refused_formats, same_model
 from pytest_omk.judge.readings import assertion_reading, dimension_reading
+from pytest_omk.judge.score_schema import request_format
 from pytest_omk.judge.templates import RUBRIC, TEMPLATES, JudgeTemplate
 from pytest_omk.judge.trace_summary import summarize_execution
 from pytest_omk.models.assertions import AnswerRelevancy, ContextRecall, Faithfulness, SemanticSimilarity
@@ -78,6 +80,8 @@ class LLMJudge:
         threshold: float,
         repeat: int = 1,
         failure: str = "error",
+        response_format: str = "json_object",
+        max_tokens: int | None = None,
     ) -> None:
         if repeat < 1:
             raise ValueError(f"repeat must be >= 1, got {repeat}")
@@ -91,6 +95,9 @@ class LLMJudge:
         self.failure = failure
         """``error``: a reply still unusable after one re-ask is a :class:`JudgeError` naming what it
         scored (the sample errors, never passes); ``skip``/``missing``: it is missing evidence."""
+        self.response_format = response_format
+        """What the provider is asked for: ``json_object``, ``json_schema`` or ``none``."""
+        self.max_tokens = max_tokens
 
     # --- planning -------------------------------------------------------------------------------
 
@@ -128,6 +135,15 @@ class LLMJudge:
             jobs.append(_Job(index, label, TEMPLATES[assertion.type], values, threshold=assertion.threshold))
         return jobs, settled
 
+    def unscored(self, plan: SamplePlan, why: str) -> JudgeOutcome:
+        """Every rubric dimension and judge-scored assertion of the sample, missing because ``why``
+        (the judge's call failed: the sample is an ERROR, and its report keeps the other checks)."""
+        reading = Reading.missing(f"not scored: {why}", "judge-error")
+        judged = [i for i, a in enumerate(plan.sample.assertions or []) if isinstance(a, JUDGED_ASSERTIONS)]
+        return JudgeOutcome(
+            assertions=dict.fromkeys(judged, reading), rubric=dict.fromkeys(plan.sample.rubric or {}, reading)
+        )
+
     @staticmethod
     def _assertion_input(assertion: _Judged, resolved: ResolvedText) -> str | None:
         """What a judge-scored assertion compares the output with (semantics §9.1)."""
@@ -140,6 +156,7 @@ class LLMJudge:
     # --- calling --------------------------------------------------------------------------------
 
     def _request(self, plan: SamplePlan, job: _Job) -> ExecutionRequest:
+        json_mode, json_schema = request_format(self.response_format, rubric=isinstance(job.key, str))
         return ExecutionRequest(
             prompt=job.template.render(job.values),
             system=job.template.system,
@@ -150,7 +167,9 @@ class LLMJudge:
             take=plan.take,
             source=plan.source,
             purpose="judge",
-            json_mode=True,
+            json_mode=json_mode,
+            json_schema=json_schema,
+            max_tokens=self.max_tokens,
             template=job.template.template_id(),
         )
 
@@ -162,7 +181,9 @@ class LLMJudge:
         jobs, settled = self.plan_jobs(plan, resolved, execution)
         answers = await self._answers(plan, jobs)
         replies = [_read(job, answer.output) for job, answer in zip(jobs, answers, strict=True)]
-        answers, replies = await self._reask(plan, jobs, answers, replies)
+        first = answers
+        answers, replies, again = await self._reask(plan, jobs, answers, replies)
+        asked = [*first, *again]
         rubric_replies: dict[str, list[JudgeReply | str]] = {}
         assertions: dict[int, Reading] = dict(settled)
         for job, reply in zip(jobs, replies, strict=True):
@@ -182,10 +203,12 @@ class LLMJudge:
         return LLMJudgeOutcome(
             assertions=dict(sorted(assertions.items())),
             rubric=rubric,
-            calls=len(answers),
-            replayed=sum(1 for answer in answers if answer.replayed),
+            calls=len(asked),  # the re-asks too: each is a call (and a recording) of its own
+            replayed=sum(1 for answer in asked if answer.replayed),
             replicates=replicates,
             sd=spreads,
+            refused_formats=refused_formats(asked),
+            same_model=same_model(execution, asked),
         )
 
     async def _answers(self, plan: SamplePlan, jobs: Sequence[_Job]) -> list[ExecutionResult]:
@@ -228,27 +251,25 @@ class LLMJudge:
         jobs: Sequence[_Job],
         answers: list[ExecutionResult],
         replies: list[JudgeReply | str],
-    ) -> tuple[list[ExecutionResult], list[JudgeReply | str]]:
-        """Ask once more where a reply was unusable (``failure=error`` only); the new reply counts.
+    ) -> tuple[list[ExecutionResult], list[JudgeReply | str], list[ExecutionResult]]:
+        """Ask once more where a reply was unusable (whatever ``failure`` says); the new reply counts.
 
         ``replies`` are ``answers`` read (a defect message for an unusable one); both are returned
-        with the new answers in place.
+        with the new answers in place, and the new answers alone.
         """
-        if self.failure != "error":
-            return answers, replies
         # A dimension with one usable replicate is scored from it; only a key with none is re-asked.
         usable = {job.key for job, reply in zip(jobs, replies, strict=True) if not isinstance(reply, str)}
         hopeless = {job.key for job in jobs} - usable
         redo = [next(i for i, job in enumerate(jobs) if job.key == key) for key in hopeless]
         if not redo:
-            return answers, replies
+            return answers, replies, []
         # A replicate number past the planned ones: its own recording, the same prompt.
         again = [dataclasses.replace(jobs[i], replicate=jobs[i].replicate + self.repeat) for i in redo]
         fresh = await self._answers(plan, again)
         merged, read = list(answers), list(replies)
         for index, job, answer in zip(redo, again, fresh, strict=True):
             merged[index], read[index] = answer, _read(job, answer.output)
-        return merged, read
+        return merged, read, fresh
 
     def _check_judged(
         self, jobs: Sequence[_Job], rubric: Mapping[str, Reading], assertions: Mapping[int, Reading]
@@ -269,5 +290,7 @@ class LLMJudge:
 
 
 def _read(job: _Job, output: str) -> JudgeReply | str:
-    """A judge reply read as its job's kind (a rubric dimension's or an assertion's), or its defect."""
-    return parse_rubric_reply(output) if isinstance(job.key, str) else parse_assertion_reply(output)
+    """A judge reply read as its job's kind (a rubric dimension's or an assertion's), or its defect
+    with the reply quoted (what the judge said is what a user needs to see to fix it)."""
+    reply = parse_rubric_reply(output) if isinstance(job.key, str) else parse_assertion_reply(output)
+    return f"{reply} (the reply: {quote_reply(output)})" if isinstance(reply, str) else reply

@@ -76,6 +76,15 @@ def _validate(data: Any) -> JudgeReply | str:
     return JudgeReply(score, js_trim(reason))
 
 
+QUOTED = 120
+"""Characters of an unusable reply quoted in its defect message."""
+
+
+def quote_reply(text: str) -> str:
+    """A judge's reply quoted for a message: as it came (spacing kept, escapes shown), cut short."""
+    return repr(text if len(text) <= QUOTED else text[: QUOTED - 1] + "…")
+
+
 def parse_rubric_reply(text: str) -> JudgeReply | str:
     """Parse a rubric dimension's reply: the whole trimmed text must be one JSON object."""
     text = js_trim(text)

@@ -122,6 +122,8 @@ class ExecutionRecord(_WithOptionalKeys):
         "fullNumTurns",
         "numSubAgents",
         "previousOutput",
+        "stopReason",
+        "endpoint",
     )
 
     output: str
@@ -140,6 +142,19 @@ class ExecutionRecord(_WithOptionalKeys):
     toolCalls: list[dict[str, Any]] | None = None
     replayed: bool = False
     retries: int = Field(default=0, ge=0)
+    stopReason: str | None = None
+    """Why the answer ended, as the executor said it (``stop``, ``length``, ``end_turn``,
+    ``max_tokens`` ...); ``length`` and ``max_tokens`` mean it was cut short."""
+    endpoint: str | None = None
+    """The API the answer came from (HTTP executors), without credentials or query."""
+
+
+class FormatRefused(_Record):
+    """A structured output a judge endpoint refused (the judge went on without it)."""
+
+    format: Literal["json_object", "json_schema"]
+    reason: str
+    """The server's answer to it."""
 
 
 class ModelCalls(_Record):
@@ -210,8 +225,10 @@ class Mutation(_Record):
     results: list[MutantResult] = Field(default_factory=list)
 
 
-class SampleRecord(_Record):
+class SampleRecord(_WithOptionalKeys):
     """One eval item's record, from setup (before anything ran) to the report."""
+
+    OPTIONAL_KEYS = ("judgeFormatRefused", "judgeSameModel")
 
     nodeid: str
     file: str
@@ -240,6 +257,10 @@ class SampleRecord(_Record):
     carried: bool = False
     """Reported from ``--omk-baseline`` (``--omk-changed``: its inputs did not change), not run."""
     mutation: Mutation | None = None
+    judgeFormatRefused: dict[str, FormatRefused] = Field(default_factory=dict)
+    """Judge endpoints that refused the structured output asked for, by endpoint (written only then)."""
+    judgeSameModel: str | None = None
+    """``'<model>' at <server>`` when the judge answered from the model under test (written only then)."""
     order: int = Field(default=0, exclude=True)
     """Where the item was collected (the report lists records in that order); not reported."""
 

@@ -9,7 +9,15 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
-from pytest_omk.models.report import ModelCalls, Number, Outcome, Score, _Record, _WithOptionalKeys
+from pytest_omk.models.report import (
+    FormatRefused,
+    ModelCalls,
+    Number,
+    Outcome,
+    Score,
+    _Record,
+    _WithOptionalKeys,
+)
 
 RecordMode = Literal["new_episodes", "none", "once", "all", "rewrite", "off"]
 """Every mode of ``recordings.modes.RECORD_MODES`` (a report of a ``once`` or ``rewrite`` run was
@@ -25,7 +33,7 @@ class ReportConfig(_WithOptionalKeys):
         "executor", "executorSource", "executorNote", "model", "judge", "judgeModel", "rubricThreshold", "minComposite", "strict",
         "recordMode", "concurrency", "retries", "timeout", "variants", "repeat", "minPassRate",
         "baseline", "failOnRegression", "judgeTemplates", "shard", "repeatAuto", "changed", "budgetUSD",
-        "budgetTokens", "mutate",
+        "budgetTokens", "mutate", "judgeResponseFormat", "maxTokens", "prices",
     )  # fmt: skip
 
     executor: str | None = None
@@ -60,6 +68,12 @@ class ReportConfig(_WithOptionalKeys):
     budgetUSD: Number | None = Field(default=None, ge=0)
     budgetTokens: int | None = Field(default=None, ge=1)
     mutate: bool = False
+    judgeResponseFormat: Literal["json_object", "json_schema", "none"] = "json_object"
+    """--omk-judge-response-format: the structured output the judge asked for."""
+    maxTokens: int | None = Field(default=None, ge=1)
+    """--omk-max-tokens: the most tokens of each answer (null: not sent)."""
+    prices: dict[str, list[Number]] = Field(default_factory=dict)
+    """ini omk_prices: USD per million tokens by model (input, output, and cached input when given)."""
 
 
 class SummaryMeans(_Record):
@@ -127,6 +141,9 @@ class ReportSummary(_WithOptionalKeys):
         "repeats",
         "mutation",
         "carried",
+        "cutOff",
+        "judgeFormatRefused",
+        "judgeSameModel",
     )
 
     samples: int = Field(ge=0)
@@ -142,3 +159,12 @@ class ReportSummary(_WithOptionalKeys):
     mutation: MutationSummary | None = None
     carried: int = Field(default=0, ge=0)
     """Samples reported from the baseline (``--omk-changed``), not run."""
+    cutOff: int = Field(default=0, ge=0)
+    """Answers cut short: the model stopped at the token limit or the context window
+    (``stopReason`` ``length``, ``max_tokens`` or ``model_context_window_exceeded``)."""
+    judgeFormatRefused: dict[str, FormatRefused] = Field(default_factory=dict)
+    """Judge endpoints that refused the structured output asked for, by endpoint: the judge asked
+    again without it and went on without it for the rest of the run."""
+    judgeSameModel: list[str] = Field(default_factory=list)
+    """Where the judge was the model under test (``'<model>' at <server>``): one model grading its
+    own answers."""

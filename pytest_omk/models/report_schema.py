@@ -1,7 +1,8 @@
 """The JSON Schema of the ``--omk-report`` document, its per-sample part generated from the models.
 
 The ``sample`` definition and the ones it uses (``layerScores``, ``assertionEntry``, ``rubricEntry``,
-``executionRecord``, ``calls``, ``repeats``, ``layerStats``, ``runTally``) are pydantic's rendering of
+``executionRecord``, ``calls``, ``repeats``, ``layerStats``, ``runTally``, ``formatRefused``) are
+pydantic's rendering of
 :class:`~pytest_omk.models.report.SampleRecord`, reshaped into plain JSON Schema: every key the
 record always writes is required, the keys written only when set are optional, and every object is
 closed. The run's ``config`` and ``summary`` are generated the same way, from
@@ -36,6 +37,7 @@ _NAMES = {
     "Repeats": "repeats",
     "LayerStats": "layerStats",
     "RunTally": "runTally",
+    "FormatRefused": "formatRefused",
     "ReportConfig": "config",
     "ReportSummary": "summary",
     "SummaryMeans": "summaryMeans",

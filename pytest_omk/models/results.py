@@ -13,14 +13,22 @@ from pytest_omk.models.tool_names import canonical_tool_name
 
 ReadingStatus = Literal["pass", "fail", "missing"]
 Cause = Literal[
-    "no-judge", "judge-reply", "judge-input", "no-trace", "no-telemetry", "child-missing", "check-error"
+    "no-judge",
+    "judge-reply",
+    "judge-input",
+    "judge-error",
+    "no-trace",
+    "no-telemetry",
+    "child-missing",
+    "check-error",
 ]
 """Why a reading is missing, or an error: a code readers group and colour by, so that none of them
 parses the human message. ``no-judge``: no judge configured; ``judge-reply``: the judge's replies were
-unusable; ``judge-input``: nothing to judge against; ``no-trace``/``no-telemetry``: the executor did
+unusable; ``judge-input``: nothing to judge against; ``judge-error``: the judge's call failed (the
+sample is an ERROR); ``no-trace``/``no-telemetry``: the executor did
 not report what the check reads; ``child-missing``: an ``assert-set`` child had no evidence;
 ``check-error``: the check itself failed (a crashed custom check, a schema that does not compile)."""
-JUDGE_CAUSES: frozenset[Cause] = frozenset({"no-judge", "judge-reply", "judge-input"})
+JUDGE_CAUSES: frozenset[Cause] = frozenset({"no-judge", "judge-reply", "judge-input", "judge-error"})
 """The causes of a missing judge reading (the terminal's "judge readings missing")."""
 
 
@@ -74,6 +82,13 @@ class AppCalls(_Lenient):
 
     live: int = 0
     replayed: int = 0
+class ResponseFormatRefusal(_Lenient):
+    """A server refused the structured output a judge call asked for; the call went without it."""
+
+    format: str
+    """What was refused: ``json_object`` or ``json_schema``."""
+    reason: str
+    """The server's answer to it (``openai API error 400: ...``)."""
 
 
 class ExecutionResult(_Lenient):
@@ -100,6 +115,13 @@ class ExecutionResult(_Lenient):
     """``None`` when the executor reports no trace (tool assertions then read as missing)."""
     turns: list[Turn] | None = None
     mockStats: MockStats | None = None
+    endpoint: str | None = None
+    """Where the answer came from: the API's URL without credentials or query (HTTP executors)."""
+    servedModel: str | None = None
+    """The model the server says answered, which may differ from the name asked for (a local
+    server answers any name with the model it has loaded)."""
+    responseFormatRefused: ResponseFormatRefusal | None = None
+    """Set when the endpoint refused the ``response_format`` asked for and the call went without it."""
     replayed: bool = False
     """Whether this result came from a recording rather than a live call."""
     appCalls: AppCalls | None = None

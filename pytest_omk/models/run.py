@@ -13,7 +13,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from pytest_omk.models.results import ExecutionResult, Reading
+from pytest_omk.models.results import ExecutionResult, Reading, ResponseFormatRefusal
 from pytest_omk.models.sample import Sample
 
 Purpose = Literal["execute", "judge"]
@@ -42,6 +42,11 @@ class ExecutionRequest:
     purpose: Purpose = "execute"
     json_mode: bool = False
     """Ask the provider for a JSON object (judge calls)."""
+    json_schema: Mapping[str, Any] | None = None
+    """Ask the provider for JSON matching this schema instead (judge calls under
+    ``--omk-judge-response-format json_schema``)."""
+    max_tokens: int | None = None
+    """Most tokens the answer may have (``--omk-max-tokens``); ``None``: the server's default."""
     template: str | None = None
     """Judge template id and hash; part of the recording key."""
     sample: Sample | None = field(default=None, compare=False)
@@ -74,6 +79,9 @@ class ExecutionRequest:
             "take": self.take,
             "jsonMode": self.json_mode,
             "template": self.template,
+            # Only when set, so that the keys of calls made without them stay what they were.
+            **({"jsonSchema": self.json_schema} if self.json_schema is not None else {}),
+            **({"maxTokens": self.max_tokens} if self.max_tokens is not None else {}),
         }
 
 
@@ -97,6 +105,8 @@ class SamplePlan:
     """Attempt of the item: a rerun (pytest-rerunfailures) asks the model again, as take 1, 2 ..."""
     resolved_base: Path | None = None
     """``base_dir`` with its links resolved, when the planner already knows it (once per file)."""
+    max_tokens: int | None = None
+    """``--omk-max-tokens``: the most tokens of the answer (``None``: the server's default)."""
 
     # Cached: a plan is frozen, and resolving paths on every call of a large replay is measurable.
     @cached_property
@@ -137,6 +147,10 @@ class JudgeOutcome:
     """Readings of rubric dimensions by name (``score`` holds the 1-5 score)."""
     calls: int = 0
     replayed: int = 0
+    refused_formats: Mapping[str, ResponseFormatRefusal] = field(default_factory=dict)
+    """The structured output each judge endpoint refused (it judged without it), by endpoint."""
+    same_model: str | None = None
+    """``"<model> at <server>"`` when the judge is the model under test (same server, same model)."""
 
 
 @dataclass(frozen=True)
@@ -164,4 +178,8 @@ class Judge(Protocol):
         self, plan: SamplePlan, resolved: ResolvedText, execution: ExecutionResult
     ) -> JudgeOutcome:
         """The judge's readings of the rubric and the LLM-scored assertions."""
+        ...
+
+    def unscored(self, plan: SamplePlan, why: str) -> JudgeOutcome:
+        """Every check :meth:`judge` would score, as missing evidence saying ``why`` (its call failed)."""
         ...

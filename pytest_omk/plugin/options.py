@@ -19,6 +19,8 @@ from pytest_omk.config.converters import Converter, boolean, choice, integer, nu
 from pytest_omk.config.settings import Settings
 from pytest_omk.config.shard import parse_shard
 from pytest_omk.errors import ConfigError
+from pytest_omk.execute.pricing import PRICE_LINE, parse_prices
+from pytest_omk.judge.score_schema import JUDGE_RESPONSE_FORMATS
 from pytest_omk.recordings.modes import RECORD_MODES, default_mode
 
 ListKind = Literal["paths", "args"]
@@ -66,6 +68,9 @@ OPTIONS: tuple[Option, ...] = (
     Option("--omk-judge-repeat", "judge readings per rubric dimension (mean is used)", 1, integer(1), _N),
     Option("--omk-judge-failure", "a judge reply still unusable after one re-ask: error (the sample errors) "
            "or skip (missing evidence)", "error", choice("error", "skip", "missing"), "MODE"),
+    Option("--omk-judge-response-format", "structured output asked of the judge: json_object, json_schema "
+           "(the score's schema) or none; a server answering 400 to it is judged without it", "json_object",
+           choice(*JUDGE_RESPONSE_FORMATS), "FORMAT"),
     Option("--omk-max-checks", "most assertions plus rubric dimensions per sample (more is a collection error)",
            200, integer(1), _N),
     Option("--omk-rubric-threshold", "a rubric dimension passes when its 1-5 score >= X", 3.0,
@@ -89,7 +94,10 @@ OPTIONS: tuple[Option, ...] = (
     Option("--omk-recordings", "recordings directory, relative to rootdir (default: in pytest's cache)", metavar="PATH"),
     Option("--omk-concurrency", "model calls in flight at once (executor + judge)", 8, integer(1), _N),
     Option("--omk-retries", "retries on 429, 5xx, timeouts and connection errors", 3, integer(0), _N),
-    Option("--omk-timeout", "per-call timeout in seconds", 120.0, number(above=0), _S),
+    Option("--omk-timeout", "per-call timeout in seconds, from when the call is sent (time queued in the "
+           "server counts)", 120.0, number(above=0), _S),
+    Option("--omk-max-tokens", "most tokens of each answer, model under test and judge (default: not sent, the "
+           "server decides)", None, integer(1), _N),
     Option("--omk-mcp-config", "MCP servers for URL resolution (default: .mcp.json at rootdir)"),
     Option("--omk-agent-api", "tool-calling API of --omk-executor agent", "openai", choice("openai", "anthropic"),
            "API"),
@@ -127,6 +135,8 @@ OPTIONS: tuple[Option, ...] = (
            "glob relative to the rootdir, or version:TEXT (repeatable; default for answers: the source file "
            "of the app's module)",
            metavar="PATH", listing="paths"),
+    Option("omk_prices", f"prices of models, one per line: {PRICE_LINE} in USD per million tokens (any "
+           "endpoint; overrides the list prices)", cli=False, listing="paths"),
 )  # fmt: skip
 
 
@@ -184,6 +194,10 @@ def settings_from_config(config: pytest.Config) -> Settings:
             values[name] = str(Path(config.rootpath) / values[name])
     for name in ("samples", "url_allow_hosts", "executor_capabilities", "app_digest"):
         values[name] = tuple(values[name] or ())
+    try:
+        values["prices"] = parse_prices(values["prices"] or ())
+    except ConfigError as exc:
+        raise pytest.UsageError(f"omk: {exc}") from None
     values["variants"] = _variants(config, values.pop("variant") or ())
     values["record_mode"] = default_mode(values["record_mode"], os.environ)
     try:

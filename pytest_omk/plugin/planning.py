@@ -79,6 +79,7 @@ class Planner:
             model=self.settings.model,
             variant=variant.name if variant else None,
             source=loaded.source,
+            max_tokens=self.settings.max_tokens,
         )
 
     def markers_for(self, sample: Sample) -> list[pytest.MarkDecorator]:

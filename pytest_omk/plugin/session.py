@@ -203,6 +203,9 @@ class OmkSession:
 
     def _wait(self, item: SampleItem, future: RunsFuture) -> tuple[str, str] | None:
         """Give the item its runs; else why not: ``(skip reason, "")`` or ``("", error)``."""
+        from pytest_omk.plugin.subtests import record_unjudged
+        from pytest_omk.run.pipeline import JudgeFailed
+
         try:
             item.omk_runs = wait_for_runs(
                 self.config,
@@ -217,6 +220,11 @@ class OmkSession:
             return "omk: the model call was cancelled", ""
         except BudgetExhausted as exc:
             return str(exc), ""
+        except JudgeFailed as failed:
+            # The model answered and only the judge failed: the report keeps the answer and the
+            # readings of the checks that need no judge (the item still ERRORs).
+            record_unjudged(item, [failed.run], self.settings, self.js)
+            return "", f"JudgeError: {failed}"
         except OmkError as exc:
             return "", f"{type(exc).__name__}: {exc}"
         finally:

@@ -19,7 +19,13 @@ from pytest_omk.models.results import Reading
 from pytest_omk.models.run import SampleRun
 from pytest_omk.plugin.compat import report_passed_subtests, subtests_of, suspend_xfail_mark
 from pytest_omk.report.failure_text import failure_line
-from pytest_omk.report.records import assertion_records, execution_record, model_calls, rubric_records
+from pytest_omk.report.records import (
+    assertion_records,
+    execution_record,
+    judge_provenance,
+    model_calls,
+    rubric_records,
+)
 from pytest_omk.report.repeated import repeated_parts
 
 if TYPE_CHECKING:
@@ -59,6 +65,7 @@ def fill_record(wire: dict[str, Any], sample: Sample, runs: list[SampleRun], gra
             "urls": list(run.resolved.urls),
             "modelCalls": model_calls(run),
         }
+    parts.update(judge_provenance(runs))
     # The parts are JSON values already, and the rest of the record is in the wire form from
     # setup: building and dumping a model per part, or the whole record, only cost time.
     wire.update(parts)
@@ -111,6 +118,13 @@ def report_checks(
         with subtests_of(item).test(msg=message):
             emit_reading(reading, strict=strict, tripwire=tripwire, line=line, check=message)
     report_passed_subtests(item, passed)
+
+
+def record_unjudged(item: SampleItem, runs: list[SampleRun], settings: Settings, js: JsEngine) -> None:
+    """Fill the record of an item whose judge failed: the answer, and every check that needs no
+    judge read as usual (the judged ones missing); no subtest is reported, the item ERRORs."""
+    sample = item.loaded.sample
+    fill_record(item.omk_record, sample, runs, verdict(sample, item.bundle.base_dir, runs, settings, js))
 
 
 def grade_and_report(item: SampleItem, settings: Settings, js: JsEngine) -> None:

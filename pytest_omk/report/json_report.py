@@ -13,6 +13,7 @@ from pytest_omk.models.report_document import ReportConfig, ReportSummary
 
 if TYPE_CHECKING:
     from pytest_omk.config.settings import Settings
+    from pytest_omk.execute.pricing import Price
 
 REPORT_SCHEMA_VERSION = "pytest-omk.report/v1"
 
@@ -43,7 +44,15 @@ def config_section(settings: Settings) -> dict[str, Any]:
         "budgetUSD": settings.budget_usd,
         "budgetTokens": settings.budget_tokens,
         "mutate": settings.mutate,
+        "judgeResponseFormat": settings.judge_response_format,
+        "maxTokens": settings.max_tokens,
+        "prices": {name: _amounts(price) for name, price in settings.prices.items()},
     }
+
+
+def _amounts(price: Price) -> list[float]:
+    """A user price as written: input, output, and the cached-input price when given."""
+    return [price.input, price.output, *([] if price.cache_read is None else [price.cache_read])]
 
 
 def build_report(

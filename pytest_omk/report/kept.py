@@ -17,8 +17,9 @@ import zlib
 from dataclasses import dataclass
 from typing import Any
 
-_EXECUTION_FIELDS = ("costUSD", "latencyMs", "replayed")
-"""What the summary reads of an execution: the cost column and total, the latency and replayed cells."""
+_EXECUTION_FIELDS = ("costUSD", "latencyMs", "replayed", "stopReason")
+"""What the summary reads of an execution: the cost column and total, the latency and replayed
+cells, and whether the answer was cut short."""
 _READING_FIELDS = ("type", "status", "cause")
 """What the summary reads of a missing reading: why the judge gave none (``judgeMissingReasons``)."""
 _REPEATED = frozenset({"file", "variant", "executor", "model", "metadata"})

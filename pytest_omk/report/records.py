@@ -143,6 +143,24 @@ def _execution_properties(execution: ExecutionRecord | None) -> list[tuple[str, 
     return props
 
 
+def judge_provenance(runs: Sequence[SampleRun]) -> dict[str, Any]:
+    """The record's judge keys, only when there is something to say: the structured output a
+    judge endpoint refused (``judgeFormatRefused``), and where the judge was the model under test
+    (``judgeSameModel``)."""
+    parts: dict[str, Any] = {}
+    refused = {
+        endpoint: refusal.model_dump(mode="json")
+        for run in runs
+        for endpoint, refusal in run.judge.refused_formats.items()
+    }
+    if refused:
+        parts["judgeFormatRefused"] = refused
+    same = next((run.judge.same_model for run in runs if run.judge.same_model), None)
+    if same:
+        parts["judgeSameModel"] = same
+    return parts
+
+
 def model_calls(run: SampleRun) -> dict[str, int]:
     """Live and replayed model calls (executor and judge) of one run; an app under test counts
     the model calls it made, not itself (it always runs)."""

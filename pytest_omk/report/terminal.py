@@ -10,6 +10,9 @@ from pytest_omk.report.fit import fit_table
 from pytest_omk.report.view import money
 
 LAYER_COLUMNS = ("composite", "fact", "behavior", "judge")
+CUT_SHORT = frozenset({"length", "max_tokens", "model_context_window_exceeded"})
+"""Stop reasons of an answer that ended because it ran out of tokens (OpenAI-compatible servers say
+``length``, the Messages API ``max_tokens`` or ``model_context_window_exceeded``)."""
 
 
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -46,6 +49,20 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "costUSD": to_fixed(js_sum(costs), 6) if costs else None,
         "judgeReadingsMissing": sum(reasons.values()),
         "judgeMissingReasons": dict(reasons.most_common()),
+        **_run_notes(rows),
+    }
+
+
+def _run_notes(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Answers cut short, judge endpoints that refused a structured output, and the judge found to
+    be the model under test (each said once, however many samples saw it)."""
+    refused: dict[str, Any] = {}
+    for row in rows:
+        refused.update(row.get("judgeFormatRefused") or {})
+    return {
+        "cutOff": sum(1 for r in rows if (r["execution"] or {}).get("stopReason") in CUT_SHORT),
+        "judgeFormatRefused": dict(sorted(refused.items())),
+        "judgeSameModel": sorted({r["judgeSameModel"] for r in rows if r.get("judgeSameModel")}),
     }
 
 
@@ -54,6 +71,7 @@ REASONS: dict[str, str] = {
     "no-judge": "no judge configured",
     "judge-reply": "unusable judge reply",
     "judge-input": "nothing to judge against",
+    "judge-error": "judge call failed",
 }
 UNRECORDED = "cause not recorded"
 """An entry of a report written before readings carried a cause (``--omk-merge`` of old reports)."""
@@ -167,4 +185,25 @@ def _totals_lines(totals: dict[str, Any]) -> list[str]:
     if totals["judgeReadingsMissing"]:
         causes = "; ".join(f"{count} × {why}" for why, count in totals["judgeMissingReasons"].items())
         lines.append(f"judge readings missing: {totals['judgeReadingsMissing']} ({causes})")
+    return lines + _notes_lines(totals)
+
+
+def _notes_lines(totals: dict[str, Any]) -> list[str]:
+    """One line per thing the run learned about its servers (nothing when all went as asked)."""
+    lines = []
+    if totals.get("cutOff"):
+        lines.append(
+            f"answers cut at the token limit: {totals['cutOff']} (stopReason length or max_tokens; "
+            "see --omk-max-tokens and the server's context size)"
+        )
+    for endpoint, refusal in (totals.get("judgeFormatRefused") or {}).items():
+        lines.append(
+            f"judge: {endpoint} refused response_format {refusal['format']} ({refusal['reason']}); "
+            "judged without it for the rest of the run"
+        )
+    if totals.get("judgeSameModel"):
+        lines.append(
+            f"warning: the judge is the model under test ({', '.join(totals['judgeSameModel'])}): a model "
+            "grading its own answers tends to favour them; judge with another model (--omk-judge-model, --omk-judge)"
+        )
     return lines

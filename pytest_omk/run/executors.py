@@ -16,28 +16,29 @@ from typing import TYPE_CHECKING, Any
 from pytest_omk.errors import ConfigError
 from pytest_omk.execute.base import AdaptedExecutor, AnsweringExecutor, Executor
 from pytest_omk.execute.local import CallableExecutor, CommandExecutor, EchoExecutor
+from pytest_omk.execute.pricing import PriceBook
 
 if TYPE_CHECKING:
     from pytest_omk.agent.options import AgentOptions
 
 
-def _openai(timeout: float, env: Mapping[str, str] | None) -> Executor:
+def _openai(timeout: float, env: Mapping[str, str] | None, prices: PriceBook) -> Executor:
     from pytest_omk.execute.openai import OpenAIExecutor
 
-    return OpenAIExecutor(timeout=timeout, env=env)
+    return OpenAIExecutor(timeout=timeout, env=env, prices=prices)
 
 
-def _anthropic(timeout: float, env: Mapping[str, str] | None) -> Executor:
+def _anthropic(timeout: float, env: Mapping[str, str] | None, prices: PriceBook) -> Executor:
     from pytest_omk.execute.anthropic import AnthropicExecutor
 
-    return AnthropicExecutor(timeout=timeout, env=env)
+    return AnthropicExecutor(timeout=timeout, env=env, prices=prices)
 
 
-def _echo(timeout: float, env: Mapping[str, str] | None) -> Executor:
+def _echo(timeout: float, env: Mapping[str, str] | None, prices: PriceBook) -> Executor:
     return EchoExecutor()
 
 
-_BUILTINS: dict[str, Callable[[float, Mapping[str, str] | None], Executor]] = {
+_BUILTINS: dict[str, Callable[[float, Mapping[str, str] | None, PriceBook], Executor]] = {
     "openai": _openai,
     "anthropic": _anthropic,
     "echo": _echo,
@@ -105,12 +106,15 @@ def make_executor(
     capabilities: tuple[str, ...] = (),
     agent: AgentOptions | None = None,
     env: Mapping[str, str] | None = None,
+    prices: PriceBook | None = None,
 ) -> Executor:
     """Build the executor named by ``spec``; raise :class:`ConfigError` when it cannot be.
 
-    ``agent`` configures the ``agent`` executor (``--omk-agent-*``, MCP config); other specs ignore it.
-    ``env``: where the ``openai`` and ``anthropic`` executors read their variables (default
-    ``os.environ``; the judge is given the variables as they were before an app's gateway).
+    ``agent`` configures the ``agent`` executor (``--omk-agent-*``, MCP config, its prices); other
+    specs ignore it. ``env``: where the ``openai`` and ``anthropic`` executors read their variables
+    (default ``os.environ``; the judge is given the variables as they were before an app's gateway).
+    ``prices`` prices the calls of the ``openai`` and ``anthropic`` executors (default: list prices
+    at the provider's own endpoint only).
     """
     spec = spec.strip()
     if not spec:
@@ -119,7 +123,7 @@ def make_executor(
         return _agent(spec, timeout, agent)
     builtin = _BUILTINS.get(spec)
     if builtin is not None:
-        return builtin(timeout, env)
+        return builtin(timeout, env, prices or PriceBook())
     if spec.startswith("python:"):
         target = spec.removeprefix("python:")
         return wrap_callable(resolve_callable(target), target)

@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from pytest_omk.errors import JudgeError
 from pytest_omk.execute.base import Executor
 from pytest_omk.execute.calls import ModelCalls
 from pytest_omk.execute.prompt import build_user_prompt
@@ -53,6 +54,7 @@ def build_request(plan: SamplePlan, resolved: ResolvedText) -> ExecutionRequest:
         source=plan.source,
         sample=sample,
         mock_base_dir=plan.base_dir,
+        max_tokens=plan.max_tokens,
     )
 
 
@@ -66,6 +68,15 @@ class Stages:
     judge: Judge | None = None
 
 
+class JudgeFailed(JudgeError):
+    """The judge's call failed after the model under test answered: the sample is an ERROR, and
+    ``run`` holds the answer with every judged check missing, for the report."""
+
+    def __init__(self, message: str, run: SampleRun) -> None:
+        super().__init__(message)
+        self.run = run
+
+
 async def run_sample(plan: SamplePlan, stages: Stages) -> SampleRun:
     """Resolve, execute and judge one sample; infrastructure failures raise (item ERROR)."""
     resolved = await stages.resolver.resolve(plan)
@@ -73,7 +84,11 @@ async def run_sample(plan: SamplePlan, stages: Stages) -> SampleRun:
     execution = await stages.calls.call(stages.executor, request)
     judge = JudgeOutcome()
     if stages.judge is not None:
-        judge = await stages.judge.judge(plan, resolved, execution)
+        try:
+            judge = await stages.judge.judge(plan, resolved, execution)
+        except JudgeError as exc:
+            unscored = stages.judge.unscored(plan, str(exc))
+            raise JudgeFailed(str(exc), SampleRun(execution, unscored, resolved, request)) from exc
     return SampleRun(execution, judge, resolved, request)
 
 

@@ -5,7 +5,7 @@ generated on the spot with ``gguf`` (:mod:`tests.support.tiny_model`). Nothing i
 - ``llama_server``: a factory, ``start(vocabulary="bpe", slots=1, context=2048) -> LlamaServer``,
   starting the server as a child process on a free loopback port; every server started is stopped
   at teardown. ``LlamaServer.stop()`` ends one mid-test.
-- ``llama_env``: one ``bpe`` server with 2 slots, ``OPENAI_BASE_URL`` and ``ANTHROPIC_BASE_URL``
+- ``llama_env``: one ``bpe`` server with 2 slots and 16 HTTP threads, ``OPENAI_BASE_URL`` and ``ANTHROPIC_BASE_URL``
   pointing at it (and a placeholder Anthropic key, which llama.cpp does not check).
 
 Without the ``realserver`` extra (``pip install -e '.[test,realserver]'``) every test here is
@@ -84,8 +84,12 @@ def llama_server(
 
 @pytest.fixture
 def llama_env(llama_server: StartServer, monkeypatch: pytest.MonkeyPatch) -> LlamaServer:
-    """A ``bpe`` server with 2 slots, with the provider variables pointing at it."""
-    server = llama_server(slots=2)
+    """A ``bpe`` server with 2 slots, with the provider variables pointing at it.
+
+    HTTP threads to spare: at the run's default concurrency (8) no connection waits for a thread
+    (with llama-server's own default, 4 here, the calls beyond it waited out 5 s keep-alives).
+    """
+    server = llama_server(slots=2, http_threads=16)
     monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
     monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
     monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_PLACEHOLDER_KEY)

@@ -48,7 +48,7 @@ def test_a_json_mode_reply_without_a_score_is_quoted(
     omk_run(*OPENAI_JUDGE, SKIP, "--omk-report=r.json").assert_outcomes(passed=2)
     for record in report_samples(load_report(pytester.path / "r.json")).values():
         reason = record["rubric"]["clarity"]["reason"]
-        assert reason.startswith("judge reply: score is missing; the reply: '{"), reason
+        assert reason.startswith("judge reply: score is missing (the reply: '{"), reason
 
 
 @pytest.mark.parametrize("response_format", ["json_object", "json_schema"])
@@ -74,9 +74,8 @@ def test_a_server_refusing_structured_output_is_judged_without_it_for_the_rest_o
     document = load_report(pytester.path / "r.json")
     for record in report_samples(document).values():
         assert record["rubric"]["clarity"]["cause"] == "judge-reply"
-    assert document["summary"]["judgeResponseFormatDropped"] == {
-        server.openai_base_url + "/chat/completions": response_format
-    }
+    refused = document["summary"]["judgeFormatRefused"][server.openai_base_url + "/chat/completions"]
+    assert refused["format"] == response_format and REFUSED in refused["reason"]
 
 
 def test_one_server_asked_under_two_names_is_the_judge_grading_itself(

@@ -18,7 +18,7 @@ from pytest_omk.execute.anthropic import AnthropicExecutor, messages_url
 from pytest_omk.execute.base import Executor, TransientError
 from pytest_omk.execute.http_errors import parse_retry_after, redact
 from pytest_omk.execute.openai import OpenAIExecutor, chat_completions_url
-from pytest_omk.execute.pricing import cost_usd, lookup_price
+from pytest_omk.execute.pricing import PriceBook, cost_usd, lookup_price, parse_prices
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
 from tests.fakes.fake_llm import FakeLLM
@@ -50,7 +50,10 @@ def test_openai_success_reports_output_tokens_cost_and_latency(fake_llm: FakeLLM
     result = run(OpenAIExecutor(10, base_url=fake_llm.openai_base_url, api_key=KEY), "capital of France?")
     assert result.output == "Paris"
     assert (result.inputTokens, result.outputTokens) == (1000, 500)
-    assert result.costUSD == pytest.approx(1000 * 0.15 / 1e6 + 500 * 0.60 / 1e6)  # gpt-4o-mini
+    # A loopback server is not OpenAI: its tokens are not billed at OpenAI's list price.
+    assert result.costUSD is None
+    assert result.endpoint == fake_llm.openai_base_url + "/chat/completions"
+    assert result.servedModel == "gpt-4o-mini"
     assert result.numTurns == 1
     assert result.stopReason == "stop"
     assert result.latencyMs is not None and result.latencyMs > 0
@@ -67,10 +70,31 @@ def test_openai_unknown_model_has_tokens_but_no_cost(fake_llm: FakeLLM) -> None:
     assert result.costUSD is None
 
 
-def test_openai_prices_by_served_snapshot_when_alias_is_unknown(fake_llm: FakeLLM) -> None:
-    fake_llm.script(default={"text": "hi", "usage": [1_000_000, 0], "model": "gpt-4o-2024-08-06"})
-    result = run(OpenAIExecutor(10, base_url=fake_llm.base_url), model="my-deployment")
-    assert result.costUSD == pytest.approx(2.50)
+def _openai_answer(usage: dict[str, Any], model: str | None = None) -> httpx.MockTransport:
+    choice = {"message": {"content": "ok"}, "finish_reason": "stop"}
+    served = {} if model is None else {"model": model}
+    return mock(lambda request: httpx.Response(200, json={"choices": [choice], "usage": usage, **served}))
+
+
+def test_openai_prices_by_served_snapshot_when_alias_is_unknown() -> None:
+    transport = _openai_answer({"prompt_tokens": 1_000_000, "completion_tokens": 0}, "gpt-4o-2024-08-06")
+    executor = OpenAIExecutor(10, base_url="https://api.openai.com", api_key=KEY, transport=transport)
+    assert run(executor, model="my-deployment").costUSD == pytest.approx(2.50)
+
+
+def test_the_list_price_applies_at_openais_own_endpoint_only_and_ini_prices_anywhere() -> None:
+    usage = {"prompt_tokens": 1_000_000, "completion_tokens": 1_000_000}
+    own = OpenAIExecutor(5, base_url="https://api.openai.com", api_key=KEY, transport=_openai_answer(usage))
+    proxy = OpenAIExecutor(5, base_url="https://proxy.example.com", transport=_openai_answer(usage))
+    priced = OpenAIExecutor(
+        5,
+        base_url="https://proxy.example.com",
+        transport=_openai_answer(usage),
+        prices=PriceBook(parse_prices(["gpt-4o-mini = 1 2"])),
+    )
+    assert run(own).costUSD == pytest.approx(0.15 + 0.60)
+    assert run(proxy).costUSD is None
+    assert run(priced).costUSD == pytest.approx(3.0)
 
 
 def test_openai_cached_prompt_tokens_are_billed_at_the_cache_rate() -> None:
@@ -83,7 +107,8 @@ def test_openai_cached_prompt_tokens_are_billed_at_the_cache_rate() -> None:
         choice = {"message": {"content": "ok"}, "finish_reason": "stop"}
         return httpx.Response(200, json={"choices": [choice], "usage": usage})
 
-    result = run(OpenAIExecutor(5, base_url="http://fake.invalid", transport=mock(handler)), model="gpt-4o")
+    executor = OpenAIExecutor(5, base_url="https://api.openai.com", api_key=KEY, transport=mock(handler))
+    result = run(executor, model="gpt-4o")
     assert result.inputTokens == 1_000_000
     assert result.costUSD == pytest.approx(0.6 * 2.50 + 0.4 * 1.25)
 
@@ -183,17 +208,30 @@ def test_server_side_failures_are_transient(fake_llm: FakeLLM, kind: str) -> Non
     with pytest.raises(TransientError) as info:
         run(OpenAIExecutor(0.3, base_url=fake_llm.base_url, api_key=KEY))
     assert not info.value.rate_limited
+    assert info.value.timed_out == (kind == "hang")  # a timeout is congestion; a 5xx is not
     assert KEY not in str(info.value)
 
 
-def test_connection_refused_is_transient() -> None:
+def test_connection_refused_is_transient_and_asks_whether_the_server_runs() -> None:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
-    with pytest.raises(
-        TransientError, match=r"connection to http://127\.0\.0\.1:\d+/v1/chat/completions failed"
-    ):
+    with pytest.raises(TransientError) as info:
         run(OpenAIExecutor(5, base_url=f"http://127.0.0.1:{port}"))
+    assert str(info.value) == (
+        f"openai API: cannot connect to http://127.0.0.1:{port}/v1/chat/completions: is the server running?"
+    )
+    assert not info.value.congestion
+
+
+def test_a_connection_error_other_than_a_refusal_keeps_its_own_words() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError("[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed")
+
+    with pytest.raises(
+        TransientError, match=r"connection to https://fake\.invalid/v1/chat/completions failed: \[SSL"
+    ):
+        run(OpenAIExecutor(5, base_url="https://fake.invalid", transport=mock(handler)))
 
 
 @pytest.mark.parametrize(
@@ -265,7 +303,8 @@ def test_anthropic_success(fake_llm: FakeLLM) -> None:
     )
     assert result.output == "Paris"
     assert (result.inputTokens, result.outputTokens) == (1000, 100)
-    assert result.costUSD == pytest.approx(1000 * 3 / 1e6 + 100 * 15 / 1e6)  # claude-sonnet-4-5
+    assert result.costUSD is None  # a loopback server is not Anthropic
+    assert result.endpoint == fake_llm.base_url + "/v1/messages"
     assert (result.numTurns, result.stopReason) == (1, "end_turn")
     [request] = fake_llm.requests
     assert request.path == "/v1/messages"
@@ -301,7 +340,9 @@ def test_anthropic_concatenates_text_blocks_and_bills_cache_tokens() -> None:
         }
         return httpx.Response(200, json={"content": content, "usage": usage, "stop_reason": "end_turn"})
 
-    executor = AnthropicExecutor(5, base_url="http://fake.invalid", api_key=KEY, transport=mock(handler))
+    executor = AnthropicExecutor(
+        5, base_url="https://api.anthropic.com", api_key=KEY, transport=mock(handler)
+    )
     result = run(executor, model="claude-sonnet-4-5-20250929")
     assert result.output == "Hello, world"
     assert result.inputTokens == 1_300_000

@@ -164,7 +164,7 @@ def test_rate_limit_halves_the_limiter_through_call_with_retries() -> None:
 def test_limiter_halves_floors_and_recovers() -> None:
     limiter = AdaptiveLimiter(8, min_limit=2, recover_after=3)
     for expected in (4, 2, 2):
-        limiter.on_rate_limited()
+        limiter.on_congestion()
         assert limiter.current_limit == expected
     for _ in range(2):
         limiter.on_success()
@@ -178,9 +178,9 @@ def test_limiter_halves_floors_and_recovers() -> None:
 
 def test_a_rate_limit_resets_the_success_run() -> None:
     limiter = AdaptiveLimiter(4, recover_after=2)
-    limiter.on_rate_limited()
+    limiter.on_congestion()
     limiter.on_success()
-    limiter.on_rate_limited()
+    limiter.on_congestion()
     limiter.on_success()
     assert limiter.current_limit == 1
 
@@ -191,11 +191,11 @@ def test_stale_429s_from_before_a_cut_do_not_cut_again() -> None:
     async def main() -> None:
         async with limiter.slot() as a, limiter.slot() as b:
             assert a == b
-            limiter.on_rate_limited(a)
-            limiter.on_rate_limited(b)  # same burst: already accounted for
+            limiter.on_congestion(a)
+            limiter.on_congestion(b)  # same burst: already accounted for
         assert limiter.current_limit == 4
         async with limiter.slot() as c:
-            limiter.on_rate_limited(c)
+            limiter.on_congestion(c)
         assert limiter.current_limit == 2
 
     asyncio.run(main())
@@ -234,8 +234,8 @@ def test_shrunk_limit_applies_to_new_holders() -> None:
             await asyncio.sleep(0.001)
 
     async def main() -> None:
-        limiter.on_rate_limited()
-        limiter.on_rate_limited()
+        limiter.on_congestion()
+        limiter.on_congestion()
         await asyncio.gather(*(worker() for _ in range(10)))
 
     asyncio.run(main())
@@ -261,7 +261,7 @@ def test_cancelled_waiter_does_not_leak_a_slot() -> None:
 
 def test_growth_wakes_waiters() -> None:
     limiter = AdaptiveLimiter(2, recover_after=1)
-    limiter.on_rate_limited()
+    limiter.on_congestion()
 
     async def main() -> list[int]:
         seen: list[int] = []

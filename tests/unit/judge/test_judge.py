@@ -190,9 +190,12 @@ class TestRepeat:
         judge = LLMJudge(model_calls(), fake, model=None, threshold=3, repeat=2, failure="skip")
         reading = run(judge, make_plan(tmp_path, rubric=rubric("Clear"))).rubric["dim0"]
         assert reading.status == "missing"
-        assert reading.message == (
-            "no usable judge reply in 2 readings: judge reply is not JSON; judge reply: score 9 is outside the range 1-5"
+        # Asked once more under skip too (docs/judge.md), then each unusable reply quoted.
+        assert len(fake.requests) == 3
+        assert reading.message.startswith(
+            "no usable judge reply in 2 readings: judge reply: score 9 is outside"
         )
+        assert '(the reply: \'{"reasoning": ' in reading.message
 
     def test_an_unusable_dimension_is_re_asked_once_then_errors(self, tmp_path: Path) -> None:
         fake = ScriptedJudge({"Clear": ["nope", "still nope"]}, default=verdict(5))
@@ -254,9 +257,9 @@ class TestAssertions:
         # `not` is the grader's business: the judge reports the raw reading.
         assert outcome.assertions[3].status == "pass"
         assert outcome.assertions[4] == Reading.missing(
-            "context_recall: judge reply is not JSON", "judge-reply"
+            "context_recall: judge reply is not JSON (the reply: 'no idea')", "judge-reply"
         )
-        assert outcome.calls == 4
+        assert outcome.calls == 5  # the unusable reply was asked for once more
 
     def test_inputs(self, tmp_path: Path) -> None:
         fake = ScriptedJudge({})

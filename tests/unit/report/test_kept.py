@@ -94,7 +94,7 @@ def test_a_record_is_kept_compressed() -> None:
 def test_the_summary_view_drops_the_text_and_keeps_what_the_summary_reads() -> None:
     view = KeptRecord.of(record("a")).view
     assert "prompt" not in view and "urls" not in view
-    assert view["execution"] == {"costUSD": 0.0012, "latencyMs": 12.5, "replayed": True}
+    assert view["execution"] == {"costUSD": 0.0012, "latencyMs": 12.5, "replayed": True, "stopReason": None}
     assert view["assertions"] == [{"type": "semantic_similarity", "status": "missing", "cause": "no-judge"}]
     assert view["rubric"] == {"safety": {"status": "missing", "cause": "judge-reply"}}
     assert KeptRecord.of(record("b", execution=None)).view["execution"] is None
