@@ -140,6 +140,10 @@ def _execution_properties(execution: ExecutionRecord | None) -> list[tuple[str, 
     if execution.latencyMs is not None:
         props.append(("omk.latency_ms", f"{execution.latencyMs:.0f}"))
     props.append(("omk.replayed", "true" if execution.replayed else "false"))
+    if execution.stopReason is not None:
+        props.append(("omk.stop_reason", execution.stopReason))
+    if execution.endpoint is not None:
+        props.append(("omk.endpoint", execution.endpoint))
     return props
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.support import OmkRun, load_report, report_samples, sample, write_sample_set
+from tests.support import OmkRun, load_report, parse_junit, report_samples, sample, write_sample_set
 
 KEY = "sk-api-limits-test-9d2e4f"
 PASSING = [{"type": "not_contains", "value": "never said"}]
@@ -90,6 +90,9 @@ def test_the_report_says_why_each_answer_stopped_and_where_it_came_from(
     assert records["cut"]["execution"]["endpoint"] == llm.openai_base_url + "/chat/completions"
     assert document["summary"]["cutOff"] == 1
     result.stdout.fnmatch_lines(["*answers cut at the token limit: 1*"])
+    case = parse_junit(pytester.path / "j.xml").cases["eval-samples.json::cut"]
+    assert case.props["omk.stop_reason"] == "length"
+    assert case.props["omk.endpoint"] == llm.openai_base_url + "/chat/completions"
 
 
 def test_the_endpoint_in_the_report_never_holds_credentials(

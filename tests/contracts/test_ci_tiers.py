@@ -1,0 +1,33 @@
+"""CI runs the real-server tier: its extra installed, its tests listed one by one, and once."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _commands() -> list[str]:
+    run = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    return [line.strip() for line in run.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+def test_ci_installs_the_realserver_extra_and_runs_the_tier_before_the_rest_once() -> None:
+    commands = _commands()
+    assert "python -m pip install --quiet -e '.[test,realserver]'" in commands
+    tier = commands.index("pytest -v -n 2 tests/realserver")
+    main = next(
+        i for i, line in enumerate(commands) if line.startswith("OMK_REQUIRE_SHARED=1 pytest -q -n 2")
+    )
+    assert tier < main
+    assert commands[main].endswith("--ignore=tests/realserver")
+
+
+def test_the_realserver_extra_is_pinned_exactly() -> None:
+    # The tier asserts what one llama.cpp build answers: a new build is a deliberate bump.
+    extra = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "optional-dependencies"
+    ]
+    assert sorted(requirement.split("==")[0] for requirement in extra["realserver"]) == ["gguf", "xllamacpp"]
+    assert all("==" in requirement for requirement in extra["realserver"])
