@@ -59,10 +59,12 @@ def _run_notes(rows: list[dict[str, Any]]) -> dict[str, Any]:
     refused: dict[str, Any] = {}
     for row in rows:
         refused.update(row.get("judgeFormatRefused") or {})
+    same = sorted({r["judgeSameModel"] for r in rows if r.get("judgeSameModel")})
+    # The judge's keys only when there is something to say (most runs have nothing to say).
     return {
         "cutOff": sum(1 for r in rows if (r["execution"] or {}).get("stopReason") in CUT_SHORT),
-        "judgeFormatRefused": dict(sorted(refused.items())),
-        "judgeSameModel": sorted({r["judgeSameModel"] for r in rows if r.get("judgeSameModel")}),
+        **({"judgeFormatRefused": dict(sorted(refused.items()))} if refused else {}),
+        **({"judgeSameModel": same} if same else {}),
     }
 
 

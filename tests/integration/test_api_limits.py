@@ -8,17 +8,13 @@ import pytest
 from tests.fakes.fake_llm import FakeLLM
 from tests.support import OmkRun, load_report, parse_junit, report_samples, sample, write_sample_set
 
-KEY = "sk-api-limits-test-9d2e4f"
 PASSING = [{"type": "not_contains", "value": "never said"}]
 
 
 @pytest.fixture
-def llm(fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> FakeLLM:
-    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.openai_base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake_llm.base_url)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-    return fake_llm
+def llm(fake_llm_env: FakeLLM) -> FakeLLM:
+    """The fake server, with both APIs' variables pointing at it."""
+    return fake_llm_env
 
 
 def test_no_token_limit_is_sent_unless_asked(

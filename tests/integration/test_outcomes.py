@@ -595,6 +595,7 @@ def test_json_report(pytester: pytest.Pytester, omk_run: OmkRun, fake_command: F
         "costUSD": 0.03,
         "judgeReadingsMissing": 1,
         "judgeMissingReasons": {"no judge configured": 1},
+        "cutOff": 0,
     }
     samples = report_samples(report)
     assert [s["sample_id"] for s in report["samples"]] == ["a", "b", "c", "d"]

@@ -27,6 +27,17 @@ def point_at(monkeypatch: pytest.MonkeyPatch, server: LlamaServer) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
 
 
+def two_servers(
+    start: StartServer, monkeypatch: pytest.MonkeyPatch, judge_vocabulary: str
+) -> tuple[LlamaServer, LlamaServer]:
+    """A server for the model under test (``openai``) and another for the judge (``anthropic``)."""
+    under_test, judge = start("bpe"), start(judge_vocabulary)
+    point_at(monkeypatch, under_test)
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", judge.base_url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_PLACEHOLDER_KEY)
+    return under_test, judge
+
+
 def test_the_json_schema_setting_gets_a_score_from_every_reply(
     pytester: pytest.Pytester, omk_run: OmkRun, llama_env: LlamaServer
 ) -> None:
@@ -92,10 +103,7 @@ def test_one_server_asked_under_two_names_is_the_judge_grading_itself(
 def test_two_servers_serving_the_same_name_are_two_models(
     pytester: pytest.Pytester, omk_run: OmkRun, llama_server: StartServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    under_test, judge = llama_server("bpe"), llama_server("spm")
-    point_at(monkeypatch, under_test)
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", judge.base_url)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_PLACEHOLDER_KEY)
+    two_servers(llama_server, monkeypatch, "spm")  # two models that both answer to "tiny"
     write_sample_set(pytester, *judged(1))
     models = ("--omk-model=tiny", "--omk-judge-model=tiny")
     result = omk_run("--omk-executor=openai", "--omk-judge=anthropic", *models, SKIP)
@@ -105,10 +113,7 @@ def test_two_servers_serving_the_same_name_are_two_models(
 def test_a_judge_failure_keeps_the_output_and_the_checks_in_the_report(
     pytester: pytest.Pytester, omk_run: OmkRun, llama_server: StartServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    under_test, judge = llama_server("bpe"), llama_server("bpe")
-    point_at(monkeypatch, under_test)
-    monkeypatch.setenv("ANTHROPIC_BASE_URL", judge.base_url)
-    monkeypatch.setenv("ANTHROPIC_API_KEY", ANTHROPIC_PLACEHOLDER_KEY)
+    under_test, judge = two_servers(llama_server, monkeypatch, "bpe")
     judge.stop()  # the judge's server is gone; the model under test answers
     write_sample_set(pytester, *judged(1))
     result = omk_run(

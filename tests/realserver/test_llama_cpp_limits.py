@@ -60,13 +60,19 @@ def test_max_tokens_reaches_the_server_and_cut_answers_are_counted(
     result.stdout.fnmatch_lines([f"*answers cut at the token limit: {cut}*"])
 
 
-def test_an_answer_cut_by_the_context_window_says_so(
-    pytester: pytest.Pytester, omk_run: OmkRun, llama_server: StartServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    # No token limit: the answer runs until the context is full (256 tokens, llama.cpp's least) and
-    # ends there, as "length". The prompt takes 245 of them; the answer would go on past 11 tokens.
+@pytest.fixture
+def short_context(llama_server: StartServer, monkeypatch: pytest.MonkeyPatch) -> LlamaServer:
+    """A server with 256 tokens of context (llama.cpp's least), the ``openai`` executor's."""
     server = llama_server(context=256)
     monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
+    return server
+
+
+def test_an_answer_cut_by_the_context_window_says_so(
+    pytester: pytest.Pytester, omk_run: OmkRun, short_context: LlamaServer
+) -> None:
+    # No token limit: the answer runs until the context is full and ends there, as "length". The
+    # prompt takes 245 of the 256 tokens; the answer would go on past the 11 left.
     write_sample_set(pytester, sample("long", "hello " * 77, assertions=[PASSING]))
     omk_run("--omk-executor=openai", "--omk-report=r.json").assert_outcomes(passed=1)
     document = load_report(pytester.path / "r.json")
@@ -75,15 +81,13 @@ def test_an_answer_cut_by_the_context_window_says_so(
 
 
 def test_a_prompt_over_the_context_window_is_not_retried_and_says_so(
-    pytester: pytest.Pytester, omk_run: OmkRun, llama_server: StartServer, monkeypatch: pytest.MonkeyPatch
+    pytester: pytest.Pytester, omk_run: OmkRun, short_context: LlamaServer
 ) -> None:
-    server = llama_server(context=256)
-    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
     write_sample_set(pytester, sample("huge", "hello " * 400, assertions=[PASSING]))
     result = omk_run("--omk-executor=openai", "--omk-report=r.json")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["*exceeds the available context size*context window exceeded: not retried*"])
-    assert len(server.log_lines("exceeds the available context size")) == 1
+    assert len(short_context.log_lines("exceeds the available context size")) == 1
 
 
 @pytest.mark.parametrize("executor", ["openai", "anthropic"])
