@@ -24,6 +24,7 @@ JUDGED = [
     for i in range(2)
 ]
 RUN = ("--omk-executor=openai", "--omk-judge=openai", "--omk-report=r.json")
+RUBRIC = {"clarity": {"criterion": "clear", "weight": 1}}
 
 
 @pytest.fixture
@@ -168,3 +169,17 @@ def test_a_reply_still_unusable_is_quoted(pytester: pytest.Pytester, omk_run: Om
     result.stdout.fnmatch_lines(
         ["*could not score rubric dimension 'clarity': judge reply: score is missing (the reply: '{  }')*"]
     )
+
+
+def test_under_xdist_each_worker_learns_it_and_the_summary_says_it_once(
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
+) -> None:
+    llm.reset()
+    llm.add_rule(reply=REFUSAL, predicate=with_response_format)
+    llm.add_rule(reply=verdict(4), system=JUDGE_SYSTEM)
+    write_sample_set(pytester, *JUDGED, *(sample(f"more{i}", f"more {i}", rubric=RUBRIC) for i in range(4)))
+    result = omk_run(*RUN, "-n", "2", "--omk-concurrency=2", subprocess=True)
+    assert result.ret == 0
+    assert len([line for line in result.stdout.lines if "refused response_format json_object" in line]) == 1
+    # Each worker asked with it once at most per call in flight, then never again.
+    assert 1 <= len([r for r in llm.requests if with_response_format(r)]) <= 2

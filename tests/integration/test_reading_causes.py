@@ -41,7 +41,7 @@ def test_causes_reach_the_report_and_group_the_summary(
         "quality": "judge-reply",
         "tone": "judge-reply",
     }
-    assert record["rubric"]["quality"]["reason"] == "judge reply is not JSON"
+    assert record["rubric"]["quality"]["reason"] == "judge reply is not JSON (the reply: 'not json at all')"
     # The tool check's missing reading is not the judge's: it is not counted.
     assert report["summary"]["judgeReadingsMissing"] == 2
     assert report["summary"]["judgeMissingReasons"] == {"unusable judge reply": 2}
