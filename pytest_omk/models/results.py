@@ -82,6 +82,8 @@ class AppCalls(_Lenient):
 
     live: int = 0
     replayed: int = 0
+
+
 class ResponseFormatRefusal(_Lenient):
     """A server refused the structured output a judge call asked for; the call went without it."""
 

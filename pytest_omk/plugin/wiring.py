@@ -52,7 +52,9 @@ class CallWiring:
         self._provider_env = environment_snapshot()
         from pytest_omk.plugin.model_under_test import ModelUnderTest
 
-        self.model = ModelUnderTest(config, settings, lambda: self.store, self._agent_options, lambda: self.prices)
+        self.model = ModelUnderTest(
+            config, settings, lambda: self.store, self._agent_options, lambda: self.prices
+        )
         """What answers the samples, and the gateway of an app under test."""
         self.judge_spec = select_judge(settings.judge, os.environ)
         warning = same_model_warning(self.judge_spec, settings.judge_model, settings.executor, settings.model)
