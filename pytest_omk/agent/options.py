@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from pytest_omk.agent.providers import AGENT_APIS
 from pytest_omk.errors import ConfigError
-from pytest_omk.execute.pricing import PriceBook
+from pytest_omk.execute.pricing import Price, PriceBook
 from pytest_omk.resolve.mcp_servers import find_mcp_config
 
 DEFAULT_MAX_TURNS = 20
@@ -48,6 +49,11 @@ class AgentSettings(Protocol):
         """``--omk-max-tokens``."""
         ...
 
+    @property
+    def prices(self) -> Mapping[str, Price]:
+        """The ini key ``omk_prices``."""
+        ...
+
 
 @dataclass(frozen=True)
 class AgentOptions:
@@ -74,16 +80,16 @@ class AgentOptions:
             raise ConfigError(f"--omk-agent-tool-timeout must be > 0, got {self.tool_timeout}")
 
     @classmethod
-    def from_settings(cls, settings: AgentSettings, prices: PriceBook | None = None) -> AgentOptions:
+    def from_settings(cls, settings: AgentSettings) -> AgentOptions:
         """Options from the run's settings (the MCP config file is looked up only when an agent
-        executor is built, so other executors never read it) and the run's prices."""
+        executor is built, so other executors never read it), its prices included."""
         return cls(
             api=settings.agent_api,
             max_turns=settings.agent_max_turns,
             tool_timeout=settings.agent_tool_timeout,
             mcp_config=settings.mcp_config,
             rootdir=settings.rootdir,
-            prices=prices or PriceBook(),
+            prices=PriceBook(settings.prices),
             max_tokens=settings.max_tokens,
         )
 

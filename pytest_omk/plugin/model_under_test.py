@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from pytest_omk.agent.options import AgentOptions
     from pytest_omk.execute.base import Executor
     from pytest_omk.execute.live_app import LiveApp
-    from pytest_omk.execute.pricing import PriceBook
     from pytest_omk.recordings.store import RecordingStore
     from pytest_omk.run.apps import AppGateway, FixtureApp
 
@@ -37,13 +36,11 @@ class ModelUnderTest:
         settings: Settings,
         store: Callable[[], RecordingStore],
         agent: Callable[[], AgentOptions],
-        prices: Callable[[], PriceBook],
     ) -> None:
         self.config = config
         self.settings = settings
         self._store = store
         self._agent = agent
-        self._prices = prices
         self.answerer = choose(config)
         config.stash[answerer_key] = self.answerer
         self.app: AppGateway | None = None
@@ -81,6 +78,7 @@ class ModelUnderTest:
         return self._live
 
     def _raw(self, answerer: Answerer) -> Executor | None:
+        from pytest_omk.execute.pricing import PriceBook
         from pytest_omk.run.executors import callable_name, is_agent_spec, make_executor, wrap_callable
 
         if answerer.source == "fixture":
@@ -97,7 +95,7 @@ class ModelUnderTest:
             timeout=self.settings.timeout,
             capabilities=self.settings.executor_capabilities,
             agent=self._agent() if is_agent_spec(spec) else None,
-            prices=self._prices(),
+            prices=PriceBook(self.settings.prices),
         )
 
     def _start_app(self, *, in_process: bool) -> None:

@@ -203,8 +203,7 @@ class OmkSession:
 
     def _wait(self, item: SampleItem, future: RunsFuture) -> tuple[str, str] | None:
         """Give the item its runs; else why not: ``(skip reason, "")`` or ``("", error)``."""
-        from pytest_omk.plugin.subtests import record_unjudged
-        from pytest_omk.run.pipeline import JudgeFailed
+        from pytest_omk.plugin.subtests import error_line
 
         try:
             item.omk_runs = wait_for_runs(
@@ -220,13 +219,8 @@ class OmkSession:
             return "omk: the model call was cancelled", ""
         except BudgetExhausted as exc:
             return str(exc), ""
-        except JudgeFailed as failed:
-            # The model answered and only the judge failed: the report keeps the answer and the
-            # readings of the checks that need no judge (the item still ERRORs).
-            record_unjudged(item, [failed.run], self.settings, self.js)
-            return "", f"JudgeError: {failed}"
         except OmkError as exc:
-            return "", f"{type(exc).__name__}: {exc}"
+            return "", error_line(item, exc, self.settings, self.js)
         finally:
             # The item holds the result now; the future (and its task) need not live to the end,
             # and the next sample in the window may start.

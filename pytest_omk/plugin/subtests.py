@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_omk.errors import SampleFailed
+from pytest_omk.errors import OmkError, SampleFailed
 from pytest_omk.grade.scoring import scores_record
 from pytest_omk.grade.verdict import Verdict, verdict
 from pytest_omk.models import Sample
@@ -120,11 +120,17 @@ def report_checks(
     report_passed_subtests(item, passed)
 
 
-def record_unjudged(item: SampleItem, runs: list[SampleRun], settings: Settings, js: JsEngine) -> None:
-    """Fill the record of an item whose judge failed: the answer, and every check that needs no
-    judge read as usual (the judged ones missing); no subtest is reported, the item ERRORs."""
-    sample = item.loaded.sample
+def error_line(item: SampleItem, error: OmkError, settings: Settings, js: JsEngine) -> str:
+    """The line an item ERRORs with. When only the judge failed (the model answered), the record
+    first gets the answer and every check that needs no judge, read as usual (the judged ones
+    missing); no subtest is reported."""
+    from pytest_omk.run.pipeline import JudgeFailed
+
+    if not isinstance(error, JudgeFailed):
+        return f"{type(error).__name__}: {error}"
+    sample, runs = item.loaded.sample, [error.run]
     fill_record(item.omk_record, sample, runs, verdict(sample, item.bundle.base_dir, runs, settings, js))
+    return f"JudgeError: {error}"
 
 
 def grade_and_report(item: SampleItem, settings: Settings, js: JsEngine) -> None:

@@ -25,7 +25,6 @@ if TYPE_CHECKING:
     from pytest_omk.execute.base import Executor
     from pytest_omk.execute.budget import Budget
     from pytest_omk.execute.calls import ModelCalls
-    from pytest_omk.execute.pricing import PriceBook
     from pytest_omk.judge.judge import LLMJudge
     from pytest_omk.models.run import SamplePlan
     from pytest_omk.recordings.scrub import Scrubber
@@ -52,9 +51,7 @@ class CallWiring:
         self._provider_env = environment_snapshot()
         from pytest_omk.plugin.model_under_test import ModelUnderTest
 
-        self.model = ModelUnderTest(
-            config, settings, lambda: self.store, self._agent_options, lambda: self.prices
-        )
+        self.model = ModelUnderTest(config, settings, lambda: self.store, self._agent_options)
         """What answers the samples, and the gateway of an app under test."""
         self.judge_spec = select_judge(settings.judge, os.environ)
         warning = same_model_warning(self.judge_spec, settings.judge_model, settings.executor, settings.model)
@@ -140,15 +137,7 @@ class CallWiring:
         # cost a plain API run about 30 ms of start-up before its first call.
         from pytest_omk.agent.options import AgentOptions
 
-        return AgentOptions.from_settings(self.settings, self.prices)
-
-    @property
-    def prices(self) -> PriceBook:
-        """What a call costs: the user's ``omk_prices``, then list prices at the providers' own
-        endpoints (the one price book of the run: executors, judge and agent use it)."""
-        from pytest_omk.execute.pricing import PriceBook
-
-        return PriceBook(self.settings.prices)
+        return AgentOptions.from_settings(self.settings)
 
     def stages(self) -> Stages:
         """The call path's stages, built on first use."""
@@ -227,13 +216,17 @@ class CallWiring:
     def _make_judge(self, calls: ModelCalls) -> LLMJudge | None:
         if self.judge_spec is None:
             return None
+        from pytest_omk.execute.pricing import PriceBook
         from pytest_omk.judge.judge import LLMJudge
         from pytest_omk.run.executors import make_executor
 
         try:
             # The provider variables as they were before an app's gateway pointed them at itself.
             self._judge_executor = make_executor(
-                self.judge_spec, timeout=self.settings.timeout, env=self._provider_env, prices=self.prices
+                self.judge_spec,
+                timeout=self.settings.timeout,
+                env=self._provider_env,
+                prices=PriceBook(self.settings.prices),
             )
         except ConfigError as exc:
             raise pytest.UsageError(f"omk: judge: {exc}") from None
