@@ -58,21 +58,34 @@ def tiny_models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def llama_server(
     tiny_models: dict[str, Path], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[StartServer]:
-    """``start(vocabulary="bpe", slots=1, context=2048, http_threads=None)``: a server on loopback.
+    """``start(vocabulary="bpe", slots=1, context=2048, http_threads=None, ignore_eos=False)``: a
+    server on loopback.
 
     ``context`` is per slot (a judge prompt takes about 1,400 tokens). ``http_threads`` is
     llama-server's ``--threads-http``; by default ``slots + 2``, what llama-server chooses on a
     machine of 2 or 3 cores, so that connections beyond it wait the same way on any machine.
+    ``ignore_eos``: the model never ends its turn, so every answer runs to a limit (a check that
+    must not depend on where the random model happens to stop).
     """
     started: list[LlamaServer] = []
 
     def start(
-        vocabulary: str = "bpe", *, slots: int = 1, context: int = 2048, http_threads: int | None = None
+        vocabulary: str = "bpe",
+        *,
+        slots: int = 1,
+        context: int = 2048,
+        http_threads: int | None = None,
+        ignore_eos: bool = False,
     ) -> LlamaServer:
         log = tmp_path_factory.mktemp("llama-server") / "server.log"
         threads = slots + 2 if http_threads is None else http_threads
         server = start_llama_server(
-            tiny_models[vocabulary], log, slots=slots, context=context, http_threads=threads
+            tiny_models[vocabulary],
+            log,
+            slots=slots,
+            context=context,
+            http_threads=threads,
+            ignore_eos=ignore_eos,
         )
         started.append(server)
         return server

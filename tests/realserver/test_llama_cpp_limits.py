@@ -62,8 +62,9 @@ def test_max_tokens_reaches_the_server_and_cut_answers_are_counted(
 
 @pytest.fixture
 def short_context(llama_server: StartServer, monkeypatch: pytest.MonkeyPatch) -> LlamaServer:
-    """A server with 256 tokens of context (llama.cpp's least), the ``openai`` executor's."""
-    server = llama_server(context=256)
+    """A server with 256 tokens of context (llama.cpp's least) whose model never ends its turn, the
+    ``openai`` executor's."""
+    server = llama_server(context=256, ignore_eos=True)
     monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
     return server
 
@@ -71,8 +72,8 @@ def short_context(llama_server: StartServer, monkeypatch: pytest.MonkeyPatch) ->
 def test_an_answer_cut_by_the_context_window_says_so(
     pytester: pytest.Pytester, omk_run: OmkRun, short_context: LlamaServer
 ) -> None:
-    # No token limit: the answer runs until the context is full and ends there, as "length". The
-    # prompt takes 245 of the 256 tokens; the answer would go on past the 11 left.
+    # No token limit: the answer runs until the context is full and ends there, as "length" (the
+    # prompt takes 245 of the 256 tokens, and this server's model never ends its turn).
     write_sample_set(pytester, sample("long", "hello " * 77, assertions=[PASSING]))
     omk_run("--omk-executor=openai", "--omk-report=r.json").assert_outcomes(passed=1)
     document = load_report(pytester.path / "r.json")

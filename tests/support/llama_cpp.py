@@ -61,13 +61,21 @@ class LlamaServer:
 
 
 StartServer = Callable[..., LlamaServer]
-"""``start(vocabulary="bpe", *, slots=1, context=2048, http_threads=None) -> LlamaServer``."""
+"""``start(vocabulary="bpe", *, slots=1, context=2048, http_threads=None, ignore_eos=False) -> LlamaServer``."""
 
 
-def start_llama_server(model: Path, log: Path, *, slots: int, context: int, http_threads: int) -> LlamaServer:
+def start_llama_server(
+    model: Path, log: Path, *, slots: int, context: int, http_threads: int, ignore_eos: bool = False
+) -> LlamaServer:
     """Start the server on ``model`` (``context`` tokens per slot); llama.cpp's log goes to ``log``."""
     cmd = [sys.executable, "-m", "tests.support.llama_serve", str(model), "--slots", str(slots)]
-    cmd += ["--context", str(context), "--http-threads", str(http_threads)]
+    cmd += [
+        "--context",
+        str(context),
+        "--http-threads",
+        str(http_threads),
+        *(["--ignore-eos"] if ignore_eos else []),
+    ]
     with log.open("w", encoding="utf-8") as stderr:
         process = subprocess.Popen(
             cmd, cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, text=True

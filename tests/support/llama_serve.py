@@ -1,6 +1,6 @@
 """llama.cpp's HTTP server, through ``xllamacpp``, as a child process of the tests.
 
-``python -m tests.support.llama_serve MODEL --slots N --context TOKENS [--http-threads N] [--seed S]`` prints the server's
+``python -m tests.support.llama_serve MODEL --slots N --context TOKENS [--http-threads N] [--seed S] [--ignore-eos]`` prints the server's
 address (``http://127.0.0.1:PORT``) as its first stdout line and serves until its stdin closes or it
 receives SIGTERM. llama.cpp's log goes to stderr.
 
@@ -32,6 +32,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--seed", type=int, default=42, help="the sampler's seed (fixed: same prompt, same answer)"
     )
+    parser.add_argument(
+        "--ignore-eos",
+        action="store_true",
+        help="never end a turn: answers run to the token limit or the context",
+    )
     args = parser.parse_args(argv)
 
     import xllamacpp
@@ -48,6 +53,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     params.cpuparams_batch.n_threads = 1
     params.n_threads_http = args.http_threads
     params.sampling.seed = args.seed
+    params.sampling.ignore_eos = args.ignore_eos
     server = xllamacpp.Server(params)
     # Ours again: llama.cpp's handlers would ignore SIGTERM until its loop notices.
     done = threading.Event()
