@@ -47,6 +47,14 @@ def with_response_format(request: RecordedRequest) -> bool:
     return isinstance(request.body, dict) and "response_format" in request.body
 
 
+def refusing(llm: FakeLLM, score: int) -> None:
+    """Script ``llm`` as llama.cpp with a SentencePiece model: 400 to any response_format, and the
+    verdict ``score`` to a judge call without one."""
+    llm.reset()
+    llm.add_rule(reply=REFUSAL, predicate=with_response_format)
+    llm.add_rule(reply=verdict(score), system=JUDGE_SYSTEM)
+
+
 def test_the_default_asks_for_a_json_object(pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM) -> None:
     write_sample_set(pytester, *JUDGED)
     omk_run(*RUN).assert_outcomes(passed=2)
@@ -92,9 +100,7 @@ def test_an_unknown_setting_is_a_usage_error(
 def test_a_refused_response_format_is_dropped_for_the_endpoint_and_said_once(
     pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM, setting: str
 ) -> None:
-    llm.reset()
-    llm.add_rule(reply=REFUSAL, predicate=with_response_format)
-    llm.add_rule(reply=verdict(4), system=JUDGE_SYSTEM)
+    refusing(llm, 4)
     write_sample_set(pytester, *JUDGED)
     result = omk_run(*RUN, f"--omk-judge-response-format={setting}", "--omk-concurrency=1")
     result.assert_outcomes(passed=2)
@@ -113,9 +119,7 @@ def test_a_refused_response_format_is_dropped_for_the_endpoint_and_said_once(
 def test_a_run_that_dropped_it_replays_in_ci_and_says_so_again(
     pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
 ) -> None:
-    llm.reset()
-    llm.add_rule(reply=REFUSAL, predicate=with_response_format)
-    llm.add_rule(reply=verdict(2), system=JUDGE_SYSTEM)
+    refusing(llm, 2)
     write_sample_set(pytester, *JUDGED)
     args = (*RUN, "--omk-recordings=rec", "--omk-concurrency=1")
     live = omk_run(*args, "--omk-record-mode=new_episodes")
@@ -150,9 +154,7 @@ def test_an_unusable_reply_is_asked_again_when_failures_are_skipped_too(
     # docs/judge.md: an invalid reply is asked once more, whatever omk_judge_failure says.
     llm.reset()
     llm.add_rule(replies=["{  }", verdict(5)], system=JUDGE_SYSTEM)
-    write_sample_set(
-        pytester, sample("s", "question", rubric={"clarity": {"criterion": "clear", "weight": 1}})
-    )
+    write_sample_set(pytester, sample("s", "question", rubric=RUBRIC))
     omk_run(*RUN, "--omk-judge-failure=skip").assert_outcomes(passed=1)
     assert len(judge_bodies(llm)) == 2
     assert report_samples(load_report(pytester.path / "r.json"))["s"]["rubric"]["clarity"]["score"] == 5
@@ -161,9 +163,7 @@ def test_an_unusable_reply_is_asked_again_when_failures_are_skipped_too(
 def test_a_reply_still_unusable_is_quoted(pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM) -> None:
     llm.reset()
     llm.add_rule(reply="{  }", system=JUDGE_SYSTEM)
-    write_sample_set(
-        pytester, sample("s", "question", rubric={"clarity": {"criterion": "clear", "weight": 1}})
-    )
+    write_sample_set(pytester, sample("s", "question", rubric=RUBRIC))
     result = omk_run(*RUN)
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
@@ -174,9 +174,7 @@ def test_a_reply_still_unusable_is_quoted(pytester: pytest.Pytester, omk_run: Om
 def test_under_xdist_each_worker_learns_it_and_the_summary_says_it_once(
     pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
 ) -> None:
-    llm.reset()
-    llm.add_rule(reply=REFUSAL, predicate=with_response_format)
-    llm.add_rule(reply=verdict(4), system=JUDGE_SYSTEM)
+    refusing(llm, 4)
     write_sample_set(pytester, *JUDGED, *(sample(f"more{i}", f"more {i}", rubric=RUBRIC) for i in range(4)))
     result = omk_run(*RUN, "-n", "2", "--omk-concurrency=2", subprocess=True)
     assert result.ret == 0
