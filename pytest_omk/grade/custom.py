@@ -11,10 +11,10 @@ inside that directory tree (symbolic links resolved):
   ``node_runner.mjs``; as upstream, its default export (else a named ``check``) is called as
   ``fn(output, {sample, assertion})`` and must return (or resolve to) ``{pass: boolean, message?}``.
 
-Both run in a session of their own with a marker in their environment (:mod:`pytest_omk._util.proctree`):
-when the check ends, times out or is interrupted (Ctrl-C), its process group and every process
-carrying the marker are killed, so children it spawned (``child_process``, ``subprocess``, even
-detached or ``setsid`` ones) never outlive it.
+Both run through :func:`pytest_omk.grade.check_process.run_check`: in a session of their own, so
+that children they spawned (``child_process``, ``subprocess``, even detached or ``setsid`` ones)
+never outlive them, with the verdict handed back in a result file, never on the check's stdout,
+which the output it checks may have written to.
 
 ``context`` is ``{"sample": ..., "assertion": ...}`` as plain JSON data, holding the keys written in
 the file. Every failure of the check itself (missing file, import error, exception, timeout,
@@ -23,29 +23,22 @@ invalid result) is an error reading: a failure that ``not: true`` never turns in
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
-import subprocess
 import sys
 from importlib.resources import as_file, files
 from pathlib import Path
 from typing import Any
 
-from pytest_omk._util.proctree import kill_tagged, tagged_environment
 from pytest_omk.grade._table import entry
-from pytest_omk.grade.base import GradeContext, Grader, excerpt
+from pytest_omk.grade.base import GradeContext, Grader
+from pytest_omk.grade.check_process import CheckError, run_check
 from pytest_omk.js.text import js_json_stringify
 from pytest_omk.models import AssertionBase
 from pytest_omk.models.assertions import Custom
 from pytest_omk.models.results import Reading
 
 NODE_SUFFIXES = frozenset({".js", ".mjs", ".cjs"})
-RESULT_MARKER = "@@pytest-omk-result@@"
-
-
-class CheckError(Exception):
-    """The check could not produce a valid reading."""
 
 
 def _run_python(path: Path, output: str, context: dict[str, Any], timeout: float, cwd: Path) -> Any:
@@ -54,18 +47,11 @@ def _run_python(path: Path, output: str, context: dict[str, Any], timeout: float
     A check that calls ``os._exit``, ``sys.exit``, crashes or hangs ends only that process: the
     timeout kills its whole process group, and pytest goes on to write its reports.
     """
-    request = json.dumps({"module": str(path), "output": output, "context": context})
+    request = {"module": str(path), "output": output, "context": context}
     # The check sees the modules pytest sees (the project, its conftest's packages).
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
     runner = Path(__file__).with_name("py_runner.py")
-    done, _, _ = _run_child([sys.executable, str(runner)], request, timeout, cwd, env)
-    at = done.rfind(RESULT_MARKER)
-    if at < 0:
-        raise CheckError("the check's process ended without a result (it exited or crashed)")
-    try:
-        outcome = json.loads(done[at + len(RESULT_MARKER) :].split("\n", 1)[0])
-    except ValueError:
-        raise CheckError("the check's process printed an unreadable result") from None
+    outcome = run_check([sys.executable, str(runner)], request, timeout, cwd, env)
     if "error" in outcome:
         raise CheckError(str(outcome["error"]))
     if "invalid" in outcome:
@@ -83,50 +69,14 @@ class _Invalid:
         return self.shown
 
 
-def _run_child(
-    argv: list[str], stdin: str, timeout: float, cwd: Path, env: dict[str, str]
-) -> tuple[str, str, int]:
-    """Run ``argv`` in a session of its own: its stdout, stderr and exit code, or CheckError when it
-    outlived ``timeout``.
-
-    Whatever happens (an answer, a timeout, Ctrl-C), the child and everything it started die.
-    """
-    tagged, tag = tagged_environment(env)
-    with subprocess.Popen(
-        argv,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=cwd if cwd.is_dir() else None,
-        env=tagged,
-        start_new_session=True,
-    ) as process:
-        try:
-            out, err = process.communicate(stdin.encode("utf-8"), timeout=timeout)
-        except subprocess.TimeoutExpired:
-            raise CheckError(f"timed out after {timeout:g} s (its process was killed)") from None
-        finally:
-            kill_tagged(tag, group=process.pid)
-    cap = 4 * 1024 * 1024
-    return out[:cap].decode("utf-8", "replace"), err[-cap:].decode("utf-8", "replace"), process.returncode
-
-
 def _run_node(path: Path, output: str, context: dict[str, Any], timeout: float, cwd: Path) -> Any:
     """Run the JS module through the bundled runner; raise CheckError on any problem."""
     node = shutil.which("node")
     if node is None:
         raise CheckError("needs Node.js to run a JavaScript check, but 'node' is not on PATH")
-    request = json.dumps({"module": str(path), "output": output, "context": context})
+    request = {"module": str(path), "output": output, "context": context}
     with as_file(files(__package__ or "pytest_omk.grade").joinpath("node_runner.mjs")) as runner:
-        done, errors, code = _run_child([node, str(runner)], request, timeout, cwd, dict(os.environ))
-    at = done.rfind(RESULT_MARKER)
-    if at < 0:
-        raise CheckError(f"node exited with code {code} without a result: {excerpt(errors)}")
-    line = done[at + len(RESULT_MARKER) :].split("\n", 1)[0]
-    try:
-        outcome = json.loads(line)
-    except ValueError:
-        raise CheckError(f"the Node runner printed an unreadable result: {excerpt(line)}") from None
+        outcome = run_check([node, str(runner)], request, timeout, cwd, dict(os.environ))
     if "error" in outcome:
         raise CheckError(str(outcome["error"]))
     return outcome.get("result")

@@ -1,37 +1,43 @@
 // Runs one custom assertion module for pytest-omk.
 //
-// Reads {"module", "output", "context"} as JSON on stdin, imports the module, calls its default
-// export (else its named `check`) as fn(output, context), awaits the result and prints it as one
-// JSON line after a marker. Anything the module prints itself comes before the marker and is
-// ignored by the caller, which only reads what follows the last marker.
+// Usage: node node_runner.mjs REQUEST RESULT. Reads {"module", "output", "context"} as JSON from
+// the file REQUEST, imports the module, calls its default export (else its named `check`) as
+// fn(output, context), awaits the result and writes it as JSON to the file RESULT. What the module
+// prints is never read as a verdict: the output it checks may be among it.
 
+import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 
-const MARKER = '@@pytest-omk-result@@';
-
-async function readStdin() {
-  const chunks = [];
-  for await (const chunk of process.stdin) chunks.push(chunk);
-  return Buffer.concat(chunks).toString('utf8');
-}
+const [REQUEST, RESULT] = process.argv.slice(2);
+// A check's message is shown cut far shorter; the rest is not worth a large result file.
+const MESSAGE_MAX_CHARS = 65536;
 
 function describe(err) {
   return err instanceof Error ? `${err.name}: ${err.message}` : String(err);
 }
 
-function report(outcome) {
-  let line;
-  try {
-    line = JSON.stringify(outcome);
-  } catch (err) {
-    line = JSON.stringify({ error: `the result is not JSON-serializable (${describe(err)})` });
+function cut(result) {
+  if (result && typeof result === 'object' && typeof result.message === 'string'
+      && result.message.length > MESSAGE_MAX_CHARS) {
+    return { ...result, message: result.message.slice(0, MESSAGE_MAX_CHARS) };
   }
-  // Exit once the line is flushed, even if the module left timers or sockets open.
-  process.stdout.write(`\n${MARKER}${line}\n`, () => process.exit(0));
+  return result;
+}
+
+function report(outcome) {
+  let text;
+  try {
+    text = JSON.stringify(outcome);
+  } catch (err) {
+    text = JSON.stringify({ error: `the result is not JSON-serializable (${describe(err)})` });
+  }
+  writeFileSync(RESULT, text);
+  // Exit now, even if the module left timers or sockets open.
+  process.exit(0);
 }
 
 async function main() {
-  const request = JSON.parse(await readStdin());
+  const request = JSON.parse(readFileSync(REQUEST, 'utf8'));
   let mod;
   try {
     mod = await import(pathToFileURL(request.module).href);
@@ -44,7 +50,7 @@ async function main() {
   }
   try {
     const result = await fn(request.output, request.context);
-    return { result: result === undefined ? null : result };
+    return { result: result === undefined ? null : cut(result) };
   } catch (err) {
     return { error: `threw ${describe(err)}` };
   }

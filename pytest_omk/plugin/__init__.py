@@ -59,7 +59,7 @@ def pytest_configure(config: pytest.Config) -> None:
     ):
         from pytest_omk.plugin.pytest_html import PytestHtmlColumns
 
-        config.pluginmanager.register(PytestHtmlColumns(), "omk-pytest-html")
+        config.pluginmanager.register(PytestHtmlColumns(lambda: session.calls.scrubber), "omk-pytest-html")
     if (
         not hasattr(config, "workerinput")
         # Only a run writing JUnit XML needs it (its module imports the record models).

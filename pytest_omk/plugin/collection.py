@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from pytest_omk._util.visible import visible
 from pytest_omk.config.settings import Settings
 from pytest_omk.errors import ConfigError
 from pytest_omk.plugin.gc_policy import collector_paused, freeze_survivors
@@ -109,7 +110,7 @@ def check_sample_file(
         for loaded in bundle.samples:
             if loaded.source == node.path:
                 for message in portability_warnings(loaded.sample.sample_id, loaded.sample.assertions or []):
-                    node.warn(pytest.PytestWarning(f"omk-lint: {message}"))
+                    node.warn(pytest.PytestWarning(f"omk-lint: {visible(message)}"))
     if executor is None or executor.supports_mocks:
         return
     with_mocks = [s.sample.sample_id for s in bundle.samples if s.sample.mocks]

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 
+from pytest_omk._util.visible import visible
 from pytest_omk.errors import OmkError, SampleFailed, SampleFileError
 from pytest_omk.loading.display import display_path
 from pytest_omk.plugin.compat import FullTraceback, fixture_info
-from pytest_omk.recordings.scrub import sanitize_control
 
 if TYPE_CHECKING:
     from pytest_omk.config.settings import Settings
@@ -140,7 +140,7 @@ class SampleItem(FullTraceback, pytest.Function):
         """The sample file, the sample's line, and its id."""
         parent = self.parent
         line = parent.sample_line(self.sample_id) if isinstance(parent, SampleFile) else None
-        return self.path, line, f"sample: {sanitize_control(self.sample_id)}"
+        return self.path, line, f"sample: {visible(self.sample_id)}"
 
     def check_lines(self) -> SampleLines | None:
         """Where this sample's checks are in its file (read when first asked, once per file)."""
@@ -243,7 +243,7 @@ class SampleFile(pytest.File):
             if loaded.source != self.path:
                 continue
             # An id is printed as the test's name: escape codes in it could forge terminal lines.
-            sample_id = sanitize_control(loaded.sample.sample_id)
+            sample_id = visible(loaded.sample.sample_id)
             for variant in variants:
                 plan = omk.planner.plan_for(loaded, bundle, self.system_file, variant)
                 item = SampleItem.from_parent(

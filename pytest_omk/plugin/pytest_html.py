@@ -8,12 +8,16 @@ own report, which already carries the verdict.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_omk.report.html.details import readings_html
 from pytest_omk.report.view import money, sample_cost, score_text
+
+if TYPE_CHECKING:
+    from pytest_omk.recordings.scrub import Scrubber
 
 COLUMNS = (("composite", "Composite"), ("fact", "Fact"), ("behavior", "Behavior"), ("judge", "Judge"))
 """Score columns after pytest-html's own Result/Test/Duration, then Cost."""
@@ -23,8 +27,10 @@ _INSERT_AT = 3  # after result, test id and duration; before links
 class PytestHtmlColumns:
     """The pytest-html hooks; records arrive on each omk item's teardown report (also under xdist)."""
 
-    def __init__(self) -> None:
+    def __init__(self, scrubber: Callable[[], Scrubber]) -> None:
         self.records: dict[str, dict[str, Any]] = {}
+        self._scrubber = scrubber
+        """The run's one scrubber (asked at each report: it is final only once calls exist)."""
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -36,7 +42,9 @@ class PytestHtmlColumns:
         self.records[report.nodeid] = record
         from pytest_html import extras
 
-        extra = extras.html(f'<div class="omk">{readings_html(record)}</div>')
+        # The page is a report file like the others: the record's secrets are masked first.
+        shown = self._scrubber().data(record)
+        extra = extras.html(f'<div class="omk">{readings_html(shown)}</div>')
         report.extras = [*getattr(report, "extras", []), extra]  # type: ignore[attr-defined]  # pytest-html reads it
 
     @pytest.hookimpl(optionalhook=True)

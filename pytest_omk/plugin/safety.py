@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from pytest_omk._util.visible import visible
 from pytest_omk.errors import ConfigError
-from pytest_omk.recordings.scrub import sanitize_control
+from pytest_omk.plugin.compat import scrub_crash_line
 
 if TYPE_CHECKING:
     from pytest_omk.loading import SampleBundle
@@ -25,21 +26,43 @@ def check_caps(file_name: str, bundle: SampleBundle, cap: int) -> None:
         checks = len(sample.assertions or []) + len(sample.rubric or {})
         if checks > cap:
             raise ConfigError(
-                f"{file_name}: sample {sanitize_control(sample.sample_id)!r} has {checks} assertions and "
+                f"{file_name}: sample {visible(sample.sample_id)!r} has {checks} assertions and "
                 f"rubric dimensions; at most {cap} are allowed (each dimension is a paid judge call; "
                 "raise the cap with --omk-max-checks or ini omk_max_checks)"
             )
 
 
-def scrub_report(report: pytest.TestReport, scrubber: Scrubber) -> None:
-    """Secrets and control characters out of what the terminal and JUnit show of ``report``."""
+def scrub_report(report: pytest.TestReport | pytest.CollectReport, scrubber: Scrubber) -> None:
+    """Secrets out of, and unsafe characters made visible in, all a report shows: the failure text
+    and its crash line (every ``--tb`` style, the ``-r`` summary, JUnit's message), a skip's reason,
+    an xfail's reason, captured sections and the JUnit properties."""
+    clean = scrubber.terminal
     longrepr = report.longrepr
-    if longrepr is not None and not isinstance(longrepr, tuple):
+    if isinstance(longrepr, tuple):  # a skip: (path, line, reason)
+        path, line, reason = longrepr
+        report.longrepr = (path, line, clean(reason))
+    elif longrepr is not None:
+        scrub_crash_line(longrepr, clean)
         text = str(longrepr)
-        clean = scrubber.terminal(text)
-        if clean != text:
-            report.longrepr = clean
-    report.sections = [(scrubber.terminal(title), scrubber.terminal(body)) for title, body in report.sections]
+        cleaned = clean(text)
+        if cleaned != text:
+            report.longrepr = cleaned
+    xfail_reason = getattr(report, "wasxfail", None)
+    if isinstance(xfail_reason, str):
+        report.wasxfail = clean(xfail_reason)  # type: ignore[union-attr]
+    report.sections = [(clean(title), clean(body)) for title, body in report.sections]
+    properties = getattr(report, "user_properties", None)
+    if properties:
+        report.user_properties = [  # type: ignore[union-attr]
+            (clean(str(name)), clean(value) if isinstance(value, str) else value)
+            for name, value in properties
+        ]
+
+
+def omk_warning(message: str) -> pytest.PytestWarning:
+    """A warning of the plugin for pytest's warnings summary, unsafe characters made visible (its
+    text may name a committed recording, whose file name and content are hostile)."""
+    return pytest.PytestWarning(f"omk: {visible(message)}")
 
 
 def sandbox_notice(config: pytest.Config, session: pytest.Session, executor: str | None) -> None:

@@ -283,6 +283,13 @@ class OmkSession:
         return make_scheduler(config, log, self.settings.concurrency)
 
     @pytest.hookimpl(wrapper=True)
+    def pytest_make_collect_report(self, collector: pytest.Collector) -> Generator[None, Any, Any]:
+        report = yield
+        if report.longrepr is not None:  # a collection error may quote a hostile file name
+            scrub_report(report, self.calls.scrubber)
+        return report
+
+    @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(
         self, item: pytest.Item, call: pytest.CallInfo[None]
     ) -> Generator[None, Any, Any]:

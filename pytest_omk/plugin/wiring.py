@@ -17,6 +17,7 @@ import pytest
 from pytest_omk.config.settings import Settings
 from pytest_omk.errors import ConfigError
 from pytest_omk.judge.select import same_model_warning, select_judge
+from pytest_omk.plugin.safety import omk_warning
 from pytest_omk.recordings.modes import replay_only
 from pytest_omk.recordings.scrub import environment_snapshot
 
@@ -56,7 +57,7 @@ class CallWiring:
         self.judge_spec = select_judge(settings.judge, os.environ)
         warning = same_model_warning(self.judge_spec, settings.judge_model, settings.executor, settings.model)
         if warning and not self.is_worker:
-            config.issue_config_time_warning(pytest.PytestWarning(f"omk: {warning}"), stacklevel=2)
+            config.issue_config_time_warning(omk_warning(warning), stacklevel=2)
         from pytest_omk.execute.progress import CallProgress
 
         self.progress = CallProgress()
@@ -282,7 +283,7 @@ class CallWiring:
         return recordings_dir(self.config, self.settings)
 
     def _warn(self, message: str) -> None:
-        self.config.issue_config_time_warning(pytest.PytestWarning(f"omk: {message}"), stacklevel=2)
+        self.config.issue_config_time_warning(omk_warning(message), stacklevel=2)
 
 
 def recordings_dir(config: pytest.Config, settings: Settings) -> Path | None:

@@ -25,6 +25,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pytest_omk._util.visible import json_visible
+
 # The secret rules live in the one scrubber; these names stay importable from here.
 from pytest_omk.recordings.scrub import MIN_SECRET_LENGTH as MIN_SECRET_LENGTH
 from pytest_omk.recordings.scrub import REDACTED as REDACTED
@@ -196,9 +198,10 @@ def build_document(
 
 
 def render(document: Mapping[str, Any]) -> bytes:
-    """Indented UTF-8 JSON with a final newline, so diffs stay line-based."""
+    """Indented UTF-8 JSON with a final newline, so diffs stay line-based; control, bidi and
+    invisible characters as JSON escapes, so a reviewer's diff shows them."""
     try:
-        text = json.dumps(document, indent=2, ensure_ascii=False)
+        text = json_visible(json.dumps(document, indent=2, ensure_ascii=False))
         return (text + "\n").encode("utf-8")
     except UnicodeEncodeError:
         # Lone surrogates (from a broken decoder upstream) cannot be UTF-8: escape everything.

@@ -4,7 +4,8 @@ Recordings, the JSON/HTML/Markdown reports (tool outputs included), JUnit, the t
 messages and recording keys all pass through :class:`Scrubber`. What counts as a secret:
 
 * the value of every environment variable whose name marks it as a credential
-  (:func:`is_secret_name`: ``*_KEY``, ``*_TOKEN``, ``*_SECRET``, ``*_ACCESS_KEY``, ``*_PASSWORD``, ...);
+  (:func:`is_secret_name`: ``*_KEY``, ``*_TOKEN``, ``*_SECRET``, ``*PASSWORD``, ``*_PWD``,
+  ``*APIKEY``, ``*_PAT``, ``*_CREDENTIALS``, ``*_WEBHOOK_URL``, ...);
 * the userinfo of any URL in the environment (``OPENAI_BASE_URL=http://user:PW@host``): the
   password, ``user:password`` and its base64 form (what goes into a ``Basic`` header);
 * values handed in explicitly (MCP server env tokens);
@@ -12,8 +13,8 @@ messages and recording keys all pass through :class:`Scrubber`. What counts as a
 * mapping keys that name auth headers are dropped from documents altogether.
 
 The environment is read once, on the main thread (:func:`environment_snapshot`), never on a worker
-thread while pytest changes ``PYTEST_CURRENT_TEST``. The module also owns the terminal's control
-character sanitizing, the other thing every sink needs.
+thread while pytest changes ``PYTEST_CURRENT_TEST``. What a sink prints also goes through the one
+escaper, :func:`pytest_omk._util.visible.visible` (:meth:`Scrubber.terminal` does both).
 """
 
 from __future__ import annotations
@@ -25,10 +26,25 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from pytest_omk._util.visible import visible
+
 REDACTED = "[REDACTED]"
 MIN_SECRET_LENGTH = 8
 """Shorter values (``true``, ``1``, a port) would redact ordinary words from outputs."""
-SECRET_ENV_SUFFIXES = ("_KEY", "_TOKEN", "_SECRET", "_PASSWORD", "_ACCESS_KEY", "_ACCESS_KEY_ID", "_PASSWD")
+SECRET_ENV_SUFFIXES = (
+    "_KEY",
+    "_TOKEN",
+    "_SECRET",
+    "PASSWORD",  # PGPASSWORD too
+    "_ACCESS_KEY",
+    "_ACCESS_KEY_ID",
+    "_PASSWD",
+    "_PWD",  # MYSQL_PWD (OLDPWD and PWD are directories: no underscore before PWD)
+    "APIKEY",
+    "_PAT",  # GH_PAT: personal access tokens
+    "_CREDENTIALS",
+    "_WEBHOOK_URL",  # the URL is the credential (Slack, Teams, Discord)
+)
 SECRET_ENV_NAMES = frozenset({"OPENAI_API_KEY", "ANTHROPIC_API_KEY", "API_KEY", "TOKEN", "PASSWORD"})
 SENSITIVE_KEYS = frozenset(
     {"authorization", "proxy-authorization", "x-api-key", "api-key", "cookie", "set-cookie"}
@@ -38,7 +54,6 @@ SENSITIVE_KEYS = frozenset(
 KEY_SHAPED = re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-*.]{6,}")
 """API-key-shaped tokens (``sk-...``) are masked even when no variable holds them."""
 _URL_WITH_USERINFO = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/@]+@[^\s]*")
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
 def environment_snapshot() -> dict[str, str]:
@@ -141,18 +156,6 @@ class Scrubber:
         return value
 
     def terminal(self, value: str) -> str:
-        """Scrubbed text safe to print (key-shaped tokens too): control characters made visible."""
+        """Scrubbed text safe to print (key-shaped tokens too), unsafe characters made visible."""
         text = self.text(value)
-        return sanitize_control(KEY_SHAPED.sub(REDACTED, text) if "-" in text else text)
-
-
-def sanitize_control(text: str) -> str:
-    r"""``text`` with control and bidi-override characters shown as ``\xNN`` (newline and tab kept)."""
-    if not _CONTROL.search(text):
-        return text
-    return _CONTROL.sub(_visible, text)
-
-
-def _visible(match: re.Match[str]) -> str:
-    code = ord(match.group(0))
-    return f"\\x{code:02x}" if code < 256 else f"\\u{code:04x}"
+        return visible(KEY_SHAPED.sub(REDACTED, text) if "-" in text else text)

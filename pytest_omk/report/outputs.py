@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple, TextIO
 
+from pytest_omk._util.visible import JsonVisibleWriter
 from pytest_omk.recordings.scrub import Scrubber
 
 STEP_SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
@@ -110,7 +111,8 @@ def _write(path: Path, render: Callable[[TextIO], object], *, append: bool) -> N
 def _dump_json(document: Mapping[str, Any], handle: TextIO) -> None:
     # Streamed: with ``indent`` the encoder is the pure-Python one, and ``json.dumps`` joins a list
     # of every token of the document at once (a 5.7 MB report of 2,000 samples peaked 53 MB).
-    json.dump(document, handle, indent=2, ensure_ascii=False)
+    # Control, bidi and invisible characters are written as JSON escapes: same data, safe to read.
+    json.dump(document, JsonVisibleWriter(handle), indent=2, ensure_ascii=False)
     handle.write("\n")
 
 

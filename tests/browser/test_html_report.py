@@ -156,7 +156,7 @@ def test_hostile_output_is_shown_as_text(
     assert len(_visible_rows(page)) == 2  # '</table>' did not end the table
     page.click("#samples tbody tr[data-index='0']")
     shown = page.evaluate("document.querySelector('#detail-0 pre.output').textContent")
-    assert shown == HOSTILE.replace("\x1b", "\u241b").replace("\x00", "\u2400")
+    assert shown == HOSTILE.replace("\x1b", "\\x1b").replace("\x00", "\\x00")
     reason = page.evaluate(
         "document.querySelector('#detail-0 table.assertions tbody td:last-child').textContent"
     )

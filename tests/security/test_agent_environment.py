@@ -19,7 +19,7 @@ import pytest
 
 from pytest_omk.agent.tools import shell_environment
 from tests.fakes.fake_llm import FakeLLM
-from tests.integration.conftest import load_report, report_samples, write_samples
+from tests.support import load_report, report_samples, write_samples
 
 probe = pytest.mark.probe
 
@@ -121,5 +121,6 @@ def test_bash_env_shows_the_model_no_credential_of_any_name(
 
 
 def _token(value: str) -> str:
-    [token] = re.findall(r"[a-z]+[-_]?sentinel-?[0-9a-f]{16}", value)
-    return token
+    match = re.search(r"[a-z]+[-_]?sentinel-?[0-9a-f]{16}", value)
+    assert match is not None
+    return match.group(0)

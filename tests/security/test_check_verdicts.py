@@ -13,7 +13,7 @@ import shutil
 
 import pytest
 
-from tests.integration.conftest import FakeCommand, executor_arg, load_report, report_samples, write_samples
+from tests.support import FakeCommand, executor_arg, load_report, report_samples, write_samples
 
 probe = pytest.mark.probe
 SCHEMA = "omk.eval-sample-set/v2"

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.conftest import FakeCommand, executor_arg, load_report, report_samples, write_samples
+from tests.support import FakeCommand, executor_arg, load_report, report_samples, write_samples
 
 probe = pytest.mark.probe
 SCHEMA = "omk.eval-sample-set/v2"

@@ -14,7 +14,7 @@ import unicodedata
 
 import pytest
 
-from tests.integration.conftest import FakeCommand, executor_arg, judge_reply, write_samples
+from tests.support import FakeCommand, executor_arg, judge_reply, write_samples
 
 probe = pytest.mark.probe
 

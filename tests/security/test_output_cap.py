@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.conftest import FakeCommand, executor_arg, load_report, report_samples, write_samples
+from tests.support import FakeCommand, executor_arg, load_report, report_samples, write_samples
 
 probe = pytest.mark.probe
 OUTPUT_BYTES = 8 * 1024 * 1024

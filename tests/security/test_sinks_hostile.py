@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.conftest import FakeCommand, executor_arg, judge_reply, write_samples
+from tests.support import FakeCommand, executor_arg, judge_reply, write_samples
 
 probe = pytest.mark.probe
 SCHEMA = "omk.eval-sample-set/v2"
@@ -82,7 +82,7 @@ def run_secrets(monkeypatch: pytest.MonkeyPatch) -> Secrets:
 def hostile_samples(
     pytester: pytest.Pytester, fake_command: FakeCommand, fake_judge: FakeCommand, echoed: str
 ) -> tuple[str, str]:
-    """A sample whose output, custom-check message and judge reason all carry ``echoed``."""
+    """Samples whose output, custom-check message, judge reason and xfail reason carry ``echoed``."""
     (pytester.path / "check.py").write_text(
         "def check(output, context):\n    return {'pass': False, 'message': 'the check saw ' + output}\n",
         encoding="utf-8",
@@ -101,7 +101,14 @@ def hostile_samples(
                         {"type": "contains", "value": "never said"},
                     ],
                     "rubric": {"clarity": {"criterion": "clear", "weight": 1}},
-                }
+                },
+                # An expected failure: its reason (the xfail line, JUnit's skipped message) quotes the output.
+                {
+                    "sample_id": "tripwire",
+                    "prompt": "Say something.",
+                    "tripwire": True,
+                    "assertions": [{"type": "contains", "value": "never said"}],
+                },
             ],
         },
     )
@@ -112,7 +119,7 @@ def hostile_samples(
 
 def tamper_a_recording_name(recordings: Path) -> Path:
     """Rename the executor's recording so its name holds ESC and BEL, and break its JSON."""
-    [recorded] = (recordings / "execute").rglob("*.json")
+    recorded = sorted((recordings / "execute").rglob("*.json"))[0]
     hostile = recorded.with_name(f"\x1b]0;pwned\x07-{recorded.name.rsplit('-', 1)[1]}")
     recorded.rename(hostile)
     hostile.write_text("{not json", encoding="utf-8")
@@ -276,7 +283,7 @@ def test_pytest_html_extras_carry_no_secret(
 
 
 @probe("terminal")
-@pytest.mark.parametrize("mode", ["new_episodes", "once", "all"])
+@pytest.mark.parametrize("mode", ["new_episodes", "once"])
 def test_recording_warnings_escape_control_characters_in_local_modes(
     pytester: pytest.Pytester, fake_command: FakeCommand, mode: str
 ) -> None:

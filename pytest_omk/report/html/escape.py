@@ -1,8 +1,9 @@
-"""Text into HTML: everything a model, a tool or a sample file wrote is hostile markup.
+r"""Text into HTML: everything a model, a tool or a sample file wrote is hostile markup.
 
 Every string that reaches the page goes through :func:`text` (element content and attribute values
 alike), so ``<script>``, ``</table>`` or a quote cannot leave the element it is shown in, and
-control characters become visible symbols instead of vanishing or breaking the parser.
+control, bidi and invisible format characters are shown as escapes (``\x1b``, ``\u202e``: the one
+escaper of every sink, :func:`pytest_omk._util.visible.visible`) instead of acting on the page.
 """
 
 from __future__ import annotations
@@ -11,18 +12,12 @@ import json
 from html import escape
 from typing import Any
 
-# C0 controls (except tab and newline) as Unicode's control pictures (U+2400-U+241F), DEL as U+2421,
-# C1 controls as a visible \x escape: a reader sees that the model emitted them.
-_CONTROLS: dict[int, str] = {
-    **{code: chr(0x2400 + code) for code in range(32) if code not in (9, 10)},
-    0x7F: "\u2421",
-    **{code: f"\\x{code:02x}" for code in range(0x80, 0xA0)},
-}
+from pytest_omk._util.visible import visible
 
 
 def text(value: Any) -> str:
     """``value`` as escaped HTML text, safe in element content and in quoted attributes."""
-    shown = str(value).translate(_CONTROLS)
+    shown = visible(str(value))
     # A lone surrogate (possible in a JSON string) cannot be written as UTF-8: show U+FFFD.
     shown = shown.encode("utf-8", "replace").decode("utf-8") if not shown.isascii() else shown
     return escape(shown, quote=True)

@@ -187,7 +187,7 @@ def test_commonjs_module(tmp_path: Path) -> None:
         ("export default () => true;\n", "returned true; expected {pass: boolean, message?: string}"),
         ("export default () => ({ pass: 'yes' });\n", "expected {pass: boolean"),
         ("export default () => ({ pass: true, big: 10n });\n", "not JSON-serializable"),
-        ("export default () => { process.exit(4); };\n", "node exited with code 4"),
+        ("export default () => { process.exit(4); };\n", "ended without a result (exit code 4"),
         ("this is not javascript\n", "could not import the module"),
     ],
 )

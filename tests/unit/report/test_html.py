@@ -42,9 +42,11 @@ def _bar_values(svg: str) -> list[float]:
     [
         ("<script>alert(1)</script>", "&lt;script&gt;alert(1)&lt;/script&gt;"),
         ('" onmouseover="x', "&quot; onmouseover=&quot;x"),
-        ("a\x1b[31mb\x00c\rd", "a\u241b[31mb\u2400c\u240dd"),
+        ("a\x1b[31mb\x00c\rd", "a\\x1b[31mb\\x00c\\x0dd"),
         ("tab\tand\nnewline stay", "tab\tand\nnewline stay"),
-        ("del\x7f c1\x85", "del\u2421 c1\\x85"),
+        ("del\x7f c1\x85", "del\\x7f c1\\x85"),
+        ("bidi \u202e~ fr- mr", "bidi \\u202e~ fr- mr"),
+        ("zero\u200bwidth, tag \U000e0041", "zero\\u200bwidth, tag \\U000e0041"),
         ("lone \ud800 surrogate", "lone ? surrogate"),
     ],
 )

@@ -49,3 +49,12 @@ def test_writing_a_large_report_does_not_hold_its_text_in_memory(tmp_path: Path)
     size = target.stat().st_size
     assert size > 2_000_000
     assert peak < 2 * size, f"peak {peak:,} bytes for a {size:,}-byte report"
+
+
+def test_the_json_report_writes_unsafe_characters_as_escapes_of_the_same_text(tmp_path: Path) -> None:
+    document = {"samples": [{"output": "\u202e~ fr- mr \x9b31m \u200b"}]}
+    target = tmp_path / "r.json"
+    write_reports(document, ReportTargets(json=target), [])
+    written = target.read_text(encoding="utf-8")
+    assert json.loads(written) == document
+    assert "\\u202e" in written and not {"\u202e", "\x9b", "\u200b"} & set(written)

@@ -1,0 +1,79 @@
+r"""The one escaper of every sink: characters that act instead of showing are made visible.
+
+A model output, a judge's reason or a recording's file name may hold terminal escapes (``ESC``,
+the C1 ``CSI``), ``BEL``, backspaces and carriage returns, bidi overrides (``U+202E`` makes
+``~ fr- mr`` read ``rm -rf ~``) and invisible format characters (zero-width spaces, tag
+characters). Every sink (the terminal and the warnings summary, JUnit, pytest-html, the HTML and
+Markdown reports) shows them as ``\x1b``, ``\u202e``, ``\U000e0041`` through :func:`visible`;
+the JSON files (report and recordings) keep the exact text and write these characters as JSON
+escapes instead (:func:`json_visible`), which is lossless.
+
+Kept as they are: tab and newline; the zero-width joiner and non-joiner and the variation
+selectors, which shape scripts and emoji and cannot reorder or hide text.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TextIO
+
+_UNSAFE_CLASS = (
+    "\x00-\x08\x0b-\x1f\x7f-\x9f"  # C0 but tab and newline, DEL, C1
+    "\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f"  # soft hyphen, fillers, ALM, Mongolian
+    "\u200b\u200e\u200f\u202a-\u202e\u2028\u2029\u2060-\u206f"  # zero-width space, bidi, separators
+    "\u3164\ufeff\uffa0\ufff0-\ufffb"  # Hangul filler, BOM, specials, interlinear annotation
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"  # format controls
+    "\U000e0000-\U000e00ff\U000e01f0-\U000e0fff"  # tag characters (text hidden from readers)
+)
+UNSAFE = re.compile(f"[{_UNSAFE_CLASS}]")
+"""Every character :func:`visible` escapes."""
+
+DEFAULT_IGNORABLE = re.compile(
+    "[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f"
+    "\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufff8\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    "\U000e0000-\U000e0fff]"
+)
+"""Unicode's Default_Ignorable_Code_Point set (DerivedCoreProperties 15.1): characters a renderer
+draws as nothing, so a reader never sees them between the letters of a word."""
+
+
+def visible(text: str) -> str:
+    """``text`` with every :data:`UNSAFE` character written as a Python-style escape."""
+    return UNSAFE.sub(_escape, text) if UNSAFE.search(text) else text
+
+
+def _escape(match: re.Match[str]) -> str:
+    code = ord(match.group(0))
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
+def json_visible(dumped: str) -> str:
+    r"""JSON text with every :data:`UNSAFE` character written as a ``\u`` escape (same value).
+
+    Such characters can only occur inside JSON strings (the syntax itself is ASCII), where an
+    escape decodes to the very same character: the document is unchanged, its file is safe to
+    ``cat`` or to read in a diff.
+    """
+    return UNSAFE.sub(_json_escape, dumped)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    code = ord(match.group(0))
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+class JsonVisibleWriter:
+    """A text handle that passes what ``json.dump`` writes through :func:`json_visible`."""
+
+    def __init__(self, handle: TextIO) -> None:
+        self._handle = handle
+
+    def write(self, text: str) -> int:
+        """Write ``text`` escaped; returns the length given (as ``TextIO.write`` callers expect)."""
+        self._handle.write(json_visible(text))
+        return len(text)
