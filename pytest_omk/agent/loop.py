@@ -120,7 +120,11 @@ class AgentExecutor(ExecutorDefaults):
         mcp_specs = await self.mcp.specs()
         async with working_copy(source_directory(request)) as root:
             builtins = BuiltinTools(
-                root, timeout=self.options.tool_timeout, environ=self._environ, sandbox=self.sandbox
+                root,
+                timeout=self.options.tool_timeout,
+                environ=self._environ,
+                sandbox=self.sandbox,
+                env_names=self.options.env,
             )
             catalogue = [*BUILTIN_SPECS, *mcp_specs]
             known = [spec.name for spec in catalogue]

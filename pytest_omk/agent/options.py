@@ -40,6 +40,11 @@ class AgentSettings(Protocol):
         ...
 
     @property
+    def agent_env(self) -> tuple[str, ...]:
+        """``--omk-agent-env``."""
+        ...
+
+    @property
     def mcp_config(self) -> str | None:
         """``--omk-mcp-config``."""
         ...
@@ -70,6 +75,8 @@ class AgentOptions:
     """What the provider's calls cost (``omk_prices`` and the list prices)."""
     max_tokens: int | None = None
     """``--omk-max-tokens``: the most tokens of each answer of the provider (``None``: its default)."""
+    env: tuple[str, ...] = ()
+    """Variables ``Bash`` receives beyond its allow-list (``--omk-agent-env``, see :mod:`.environment`)."""
 
     def __post_init__(self) -> None:
         if self.api not in AGENT_APIS:
@@ -91,6 +98,7 @@ class AgentOptions:
             rootdir=settings.rootdir,
             prices=PriceBook(settings.prices),
             max_tokens=settings.max_tokens,
+            env=settings.agent_env,
         )
 
     def mcp_config_path(self) -> Path | None:

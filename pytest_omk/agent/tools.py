@@ -6,7 +6,7 @@ must lie inside it, and symbolic links are resolved before the check, so neither
 link pointing elsewhere reaches the user's files; they open regular files only, with size caps.
 ``Grep`` runs in a child process killed at the tool timeout (a regex may backtrack for hours).
 ``Bash`` runs in the sandbox of :mod:`.sandbox` (bubblewrap where available) with resource limits,
-an environment without secrets, and cannot outlive its timeout: its process group and every
+an allow-listed environment (:mod:`.environment`), and cannot outlive its timeout: its process group and every
 process carrying its marker (``setsid`` jobs included) are killed when the time is up and when the
 command ends.
 
@@ -28,12 +28,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pytest_omk._util.proctree import MARKER_VARIABLE, kill_group, kill_tagged, tagged_environment
+from pytest_omk._util.proctree import kill_group, kill_tagged, tagged_environment
 from pytest_omk.agent import file_tools
+from pytest_omk.agent.environment import shell_environment
 from pytest_omk.agent.file_tools import ToolError
 from pytest_omk.agent.sandbox import Sandbox
 from pytest_omk.execute.spawn import start_session
-from pytest_omk.recordings.scrub import environment_snapshot, is_secret_name, strip_userinfo
+from pytest_omk.recordings.scrub import environment_snapshot
 
 MAX_OUTPUT_CHARS = 30_000
 """Cap on the text of one tool result (the rest is replaced by a note saying how much was cut)."""
@@ -140,19 +141,6 @@ BUILTIN_SPECS: tuple[ToolSpec, ...] = (
 BUILTIN_NAMES = tuple(spec.name for spec in BUILTIN_SPECS)
 
 
-def shell_environment(environ: Mapping[str, str]) -> dict[str, str]:
-    """The environment of ``Bash``: the user's, without credential-shaped variables.
-
-    Tool output goes back to the model provider, so a command such as ``env`` must not be able
-    to hand it the user's API keys.
-    """
-    return {
-        name: strip_userinfo(value) if "@" in value and "://" in value else value
-        for name, value in environ.items()
-        if not is_secret_name(name) and name != MARKER_VARIABLE
-    }
-
-
 _kill_group = kill_group
 
 
@@ -166,10 +154,12 @@ class BuiltinTools:
         timeout: float,
         environ: Mapping[str, str] | None = None,
         sandbox: Sandbox | None = None,
+        env_names: tuple[str, ...] = (),
     ) -> None:
         self.root = Path(os.path.realpath(root))
         self.timeout = timeout
-        self._environ = shell_environment(environment_snapshot() if environ is None else environ)
+        # An allow-list (agent/environment.py): the command's output goes to the model provider.
+        self._environ = shell_environment(environment_snapshot() if environ is None else environ, env_names)
         self.sandbox = sandbox or Sandbox(None)
 
     async def run(self, name: str, arguments: Any) -> ToolResult:

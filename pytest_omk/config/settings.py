@@ -54,6 +54,8 @@ class Settings:
     agent_api: str = "openai"
     agent_max_turns: int = 20
     agent_tool_timeout: float = 60.0
+    agent_env: tuple[str, ...] = ()
+    """``--omk-agent-env``: variables the agent's ``Bash`` receives beyond its allow-list."""
     variants: tuple[Variant, ...] = ()
     """Named system prompts; every sample runs once per variant (the first is the reference)."""
     repeat: int = 1

@@ -8,6 +8,7 @@ the value and what is allowed, wherever it came from.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -104,6 +105,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("--omk-agent-max-turns", "agent executor: most assistant turns per sample", 20, integer(1), _N),
     Option("--omk-agent-tool-timeout", "agent executor: timeout of one tool call in seconds", 60.0,
            number(above=0), _S),
+    Option("--omk-agent-env", "agent executor: an environment variable its Bash also receives, beyond PATH, "
+           "HOME, USER, SHELL, TERM, TZ and the locale (repeatable)", metavar=_NAME, listing="args"),
     Option("--omk-variant", "NAME=PATH: run every sample once per variant with PATH as system prompt "
            "(repeatable)", metavar="NAME=PATH", ini="omk_variants", listing="paths"),
     Option("--omk-repeat", "run every sample (per variant) N times, or auto: until its pass rate is decided "
@@ -161,7 +164,7 @@ def add_options(parser: pytest.Parser) -> None:
             kwargs["action"] = "store_true"
         else:
             kwargs["metavar"] = opt.metavar
-            if opt.listing == "paths":
+            if opt.listing:
                 kwargs["action"] = "append"
         group.addoption(opt.flag, **kwargs)
 
@@ -198,6 +201,7 @@ def settings_from_config(config: pytest.Config) -> Settings:
         values["prices"] = parse_prices(values["prices"] or ())
     except ConfigError as exc:
         raise pytest.UsageError(f"omk: {exc}") from None
+    values["agent_env"] = _variable_names(values["agent_env"] or ())
     values["variants"] = _variants(config, values.pop("variant") or ())
     values["record_mode"] = default_mode(values["record_mode"], os.environ)
     try:
@@ -221,6 +225,20 @@ def _repeats(repeat: int | str, maximum: int | None) -> dict[str, Any]:
             raise pytest.UsageError("omk: --omk-repeat-max needs --omk-repeat auto")
         return {"repeat": int(repeat), "repeat_auto": False}
     return {"repeat": maximum or AUTO_REPEAT_MAX, "repeat_auto": True}
+
+
+_VARIABLE_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _variable_names(names: list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """``--omk-agent-env``: each value an environment variable's name."""
+    for name in names:
+        if not _VARIABLE_NAME.fullmatch(name):
+            raise pytest.UsageError(
+                f"omk: --omk-agent-env (ini omk_agent_env) must be environment variable names "
+                f"(letters, digits and _, not starting with a digit), not {name!r}"
+            )
+    return tuple(names)
 
 
 def _variants(config: pytest.Config, specs: list[str] | tuple[str, ...]) -> tuple[Variant, ...]:

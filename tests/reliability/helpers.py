@@ -36,7 +36,7 @@ from pytest_omk.recordings.files import (
 REPO = Path(__file__).resolve().parents[2]
 MARK_VAR = "OMK_RELIABILITY_MARK"
 """Every process a test starts carries ``OMK_RELIABILITY_MARK=<unique value>`` in its environment;
-children inherit it (the agent's Bash tool and MCP servers keep non-secret variables)."""
+children inherit it (MCP servers keep non-secret variables; the agent's Bash gets it only through --omk-agent-env)."""
 
 FAST_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:anyio")
 """Plugins a nested pytest run does not need (hypothesis alone costs about a second per start)."""

@@ -31,6 +31,7 @@ import pytest
 
 from tests.fakes.fake_llm import FakeLLM
 from tests.reliability.helpers import (
+    MARK_VAR,
     PytestProcess,
     audit_recordings,
     marked_processes,
@@ -226,6 +227,8 @@ def test_ctrl_c_during_an_agent_bash_tool(run_dir: Path, fake_llm: FakeLLM, env:
         "--omk-executor=agent",
         "--omk-judge=none",
         "--omk-agent-tool-timeout=600",
+        # Bash's environment is an allow-list: the marker that finds its processes is let through.
+        f"--omk-agent-env={MARK_VAR}",
         "--omk-timeout=600",
         "--omk-recordings=recs",
         "--omk-record-mode=new_episodes",

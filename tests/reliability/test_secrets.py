@@ -294,6 +294,8 @@ def test_no_secret_reaches_the_agent_its_model_or_any_sink(
         "-v",
         "-rA",
         "--omk-executor=agent",
+        # Let the base URL into Bash's allow-list: its password must still be stripped there.
+        "--omk-agent-env=OPENAI_BASE_URL",
         "--omk-judge=none",
         "--omk-record-mode=new_episodes",
         "--omk-retries=0",

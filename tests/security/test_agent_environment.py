@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_omk.agent.tools import shell_environment
+from pytest_omk.agent.environment import shell_environment
 from tests.fakes.fake_llm import FakeLLM
 from tests.support import load_report, report_samples, write_samples
 

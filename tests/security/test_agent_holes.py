@@ -16,11 +16,12 @@ from typing import Any
 
 import pytest
 
+from pytest_omk.agent.environment import shell_environment
 from pytest_omk.agent.file_tools import WRITE_MAX_BYTES
 from pytest_omk.agent.isolation import source_directory
 from pytest_omk.agent.mocks import MockBook
 from pytest_omk.agent.sandbox import Sandbox
-from pytest_omk.agent.tools import BuiltinTools, ToolResult, shell_environment
+from pytest_omk.agent.tools import BuiltinTools, ToolResult
 from pytest_omk.errors import ExecutionError
 from pytest_omk.execute.base import ExecutionRequest
 from pytest_omk.models import Sample
@@ -107,7 +108,12 @@ def test_a_password_in_a_base_url_never_enters_bash(tmp_path: Path) -> None:
             "PATH": os.environ["PATH"],
         }
     )
-    assert env == {"OPENAI_BASE_URL": "http://proxy.corp:8080/v1", "PATH": os.environ["PATH"]}
+    assert env == {"PATH": os.environ["PATH"]}
+    # A URL the user lets through still loses its user info.
+    allowed = shell_environment(
+        {"OPENAI_BASE_URL": "http://omkuser:PW-sentinel-123456@proxy.corp:8080/v1"}, ["OPENAI_BASE_URL"]
+    )
+    assert allowed == {"OPENAI_BASE_URL": "http://proxy.corp:8080/v1"}
 
 
 @probe("secrets")

@@ -12,7 +12,7 @@ import pytest
 
 from pytest_omk.agent.file_tools import ToolError, confine
 from pytest_omk.agent.isolation import source_directory, working_copy
-from pytest_omk.agent.tools import MAX_OUTPUT_CHARS, BuiltinTools, ToolResult, shell_environment, truncate
+from pytest_omk.agent.tools import MAX_OUTPUT_CHARS, BuiltinTools, ToolResult, truncate
 from pytest_omk.errors import ExecutionError
 from pytest_omk.models import Sample
 from pytest_omk.models.run import ExecutionRequest
@@ -158,8 +158,14 @@ def test_bash_runs_in_the_root_and_reports_exit_codes(tools: BuiltinTools, root:
 
 def test_bash_does_not_see_credentials(tools: BuiltinTools) -> None:
     assert run(tools, "Bash", command="echo ${OPENAI_API_KEY:-unset}").output == "unset\n"
-    env = shell_environment({"PATH": "/bin", "GITHUB_TOKEN": "t", "MY_SECRET": "s", "HOME": "/h"})
-    assert env == {"PATH": "/bin", "HOME": "/h"}
+
+
+def test_bash_receives_the_names_allowed_beyond_its_list(tmp_path: Path) -> None:
+    environ = {"PATH": os.environ["PATH"], "JAVA_HOME": "/opt/jdk", "OTHER": "x"}
+    allowed = BuiltinTools(tmp_path, timeout=10, environ=environ, env_names=("JAVA_HOME",))
+    assert (
+        run(allowed, "Bash", command="echo ${JAVA_HOME:-unset} ${OTHER:-unset}").output == "/opt/jdk unset\n"
+    )
 
 
 def _alive(pid: int) -> bool:
