@@ -22,8 +22,9 @@ from pytest_omk.loading.load import load_file
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ResolvedText, SamplePlan
 from pytest_omk.recordings.endpoints import call_identity, endpoint_key
-from pytest_omk.recordings.files import iter_recording_files, read_document
+from pytest_omk.recordings.files import read_document
 from pytest_omk.recordings.store import RecordingStore
+from pytest_omk.recordings.tree import RecordingTree
 from pytest_omk.run.pipeline import build_request
 
 EXECUTOR_ID = "openai"  # --omk-executor openai, and the judge's executor for --omk-judge openai
@@ -36,8 +37,9 @@ class FastRecordError(Exception):
 def _documents(directory: Path) -> dict[str, Any]:
     """Relative path -> parsed document of every recording under ``directory``."""
     found = {}
-    for kind_dir in (p for p in directory.iterdir() if p.is_dir()):
-        for path in iter_recording_files(kind_dir):
+    tree = RecordingTree(directory)
+    for kind in tree.kinds():
+        for path in tree.files(kind):
             found[path.relative_to(directory).as_posix()] = read_document(path)
     return found
 

@@ -15,7 +15,6 @@ import asyncio
 import contextlib
 import inspect
 import json
-import math
 import shlex
 from collections.abc import Callable
 from typing import Any
@@ -29,7 +28,7 @@ from pytest_omk.execute.mock_channel import MockChannel
 from pytest_omk.execute.protocol import check_answer, check_mock_stats, check_output, is_protocol
 from pytest_omk.execute.spawn import start_session
 from pytest_omk.js.text import js_trim
-from pytest_omk.models.results import ExecutionResult
+from pytest_omk.models.results import MAX_NUMBER, ExecutionResult, shown_number
 from pytest_omk.models.run import ExecutionRequest
 from pytest_omk.recordings.scrub import environment_snapshot
 
@@ -37,9 +36,6 @@ _STDERR_LIMIT = 400
 MAX_STDOUT_BYTES = 32 * 1024 * 1024
 """Largest answer read from an executor command; more is an execution error (the command is killed)."""
 _STDERR_KEPT = 64 * 1024
-MAX_NUMBER = 10**12
-"""Largest token count, turn count or cost believed from a command or callable."""
-_CHECKED_NUMBERS = ("inputTokens", "outputTokens", "costUSD", "latencyMs", "durationApiMs", "numTurns")
 
 
 class EchoExecutor(ExecutorDefaults):
@@ -87,15 +83,12 @@ def check_numbers(result: ExecutionResult, source: str) -> None:
 
     A negative cost would make ``cost_max`` pass; a 400-digit token count would overflow later.
     """
-    for name in _CHECKED_NUMBERS:
-        value = getattr(result, name)
-        if value is None:
-            continue
-        # Range first: math.isfinite of a 400-digit int would overflow.
-        if value < 0 or value > MAX_NUMBER or not math.isfinite(value):
-            text = str(value)
-            shown = text if len(text) <= 20 else f"{text[:20]}... ({len(text)} digits)"
-            raise ExecutionError(f"{source} returned an invalid {name}: {shown} (allowed: 0 to {MAX_NUMBER})")
+    invalid = result.invalid_number()
+    if invalid is not None:
+        name, value = invalid
+        raise ExecutionError(
+            f"{source} returned an invalid {name}: {shown_number(value)} (allowed: 0 to {MAX_NUMBER})"
+        )
 
 
 class CommandExecutor(ExecutorDefaults):

@@ -7,7 +7,8 @@ reason-then-score procedure, the required JSON shape and a 1-5 anchor scale.
 
 The text of a sample or of a model's output must never be able to close its section and append
 instructions of its own, so every ``<omk:``/``</omk:`` inside user text is neutralised before it
-is inserted (:func:`neutralise`). The tags are then the only real delimiters in the prompt.
+is inserted, look-alike spellings included (:func:`pytest_omk.judge.tags.neutralise`). The tags are
+then the only real delimiters in the prompt.
 
 A template's identity (``template_id()``) is its version plus a short hash of its full text; it is
 part of the recording key of every judge call, so editing a template invalidates old recordings
@@ -17,18 +18,11 @@ instead of silently replaying verdicts given under different instructions.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-# Any spelling of an opening or closing omk tag: "<omk:", "</OMK :", "< / omk:" ...
-_DELIMITER = re.compile(r"<(?=\s*/?\s*omk\s*:)", re.IGNORECASE)
-
-
-def neutralise(text: str) -> str:
-    """``text`` with every omk tag opener defused (``<`` → ``&lt;``), so it cannot end a section."""
-    return _DELIMITER.sub("&lt;", text)
+from pytest_omk.judge.tags import neutralise
 
 
 @dataclass(frozen=True)

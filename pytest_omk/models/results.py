@@ -5,6 +5,7 @@ callables the way upstream does (missing numbers stay unknown), and it is also t
 recording, so a replayed call has exactly the shape of a live one, tool trace included.
 """
 
+import math
 from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -93,6 +94,16 @@ class ResponseFormatRefusal(_Lenient):
     """The server's answer to it (``openai API error 400: ...``)."""
 
 
+MAX_NUMBER = 10**12
+"""Largest token count, turn count, cost or time believed from an executor or a recording."""
+
+
+def shown_number(value: float) -> str:
+    """A number for an error message: a 400-digit count shown by its start and length."""
+    text = str(value)
+    return text if len(text) <= 20 else f"{text[:20]}... ({len(text)} digits)"
+
+
 class ExecutionResult(_Lenient):
     """The model's answer to one sample, with the telemetry the executor could report.
 
@@ -135,10 +146,45 @@ class ExecutionResult(_Lenient):
     """The answer this live call's recording replaced, when it was a different one (record modes
     ``all`` and ``rewrite``): what a re-record review shows. Never recorded itself."""
 
+    def invalid_number(self) -> tuple[str, float] | None:
+        """The first count, cost or time that is negative, above :data:`MAX_NUMBER` or not finite,
+        as ``(field, value)``; ``None`` when all are in range.
+
+        A negative cost would make ``cost_max`` pass; ``NaN`` or a 400-digit count would break the
+        totals at the end of the run.
+        """
+        numbers: list[tuple[str, float | None]] = [(name, getattr(self, name)) for name in _NUMBERS]
+        numbers += [(f"turns[{i}].durationMs", turn.durationMs) for i, turn in enumerate(self.turns or [])]
+        if self.mockStats is not None:
+            numbers += [("mockStats.hits", self.mockStats.hits), ("mockStats.misses", self.mockStats.misses)]
+            numbers += [(f"mockStats.perMock.{k}", v) for k, v in self.mockStats.perMock.items()]
+        if self.appCalls is not None:
+            numbers += [("appCalls.live", self.appCalls.live), ("appCalls.replayed", self.appCalls.replayed)]
+        for name, value in numbers:
+            # Range first: math.isfinite of a 400-digit int would overflow.
+            if value is not None and (value < 0 or value > MAX_NUMBER or not math.isfinite(value)):
+                return name, value
+        return None
+
     def has_trace(self) -> bool:
         """Whether the executor reported a tool trace at all: ``toolCalls`` (the reference reads
         tool calls only there, never from ``turns``)."""
         return self.toolCalls is not None
+
+
+_NUMBERS = (
+    "inputTokens",
+    "outputTokens",
+    "costUSD",
+    "latencyMs",
+    "durationApiMs",
+    "numTurns",
+    "cacheReadTokens",
+    "cacheCreationTokens",
+    "fullNumTurns",
+    "numSubAgents",
+    "retries",
+)
 
 
 class Reading(BaseModel):

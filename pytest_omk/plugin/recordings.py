@@ -16,8 +16,9 @@ from typing import Any
 
 import pytest
 
-from pytest_omk.recordings.files import RecordingFileError, iter_recording_files, read_document
+from pytest_omk.recordings.files import RecordingFileError
 from pytest_omk.recordings.modes import relative_source, stale
+from pytest_omk.recordings.tree import RecordingTree
 
 STARTED_KEY = "omk_started_ns"
 
@@ -56,14 +57,12 @@ class RecordingsPlugin:
             # Only samples that got an answer used recordings: a skip or an error leaves them be.
             if file is not None and row.get("outcome") in ("passed", "failed", "xfailed", "xpassed"):
                 ran.add((file, str(row.get("sample_id", ""))))
+        # Through the tree: a link in the recordings directory is never followed to delete elsewhere.
+        tree = RecordingTree(directory)
         documents = []
-        for kind_dir in sorted(p for p in directory.iterdir() if p.is_dir()) if directory.is_dir() else []:
-            for path in iter_recording_files(kind_dir):
+        for kind in tree.kinds():
+            for path in tree.files(kind):
                 with contextlib.suppress(OSError, RecordingFileError):
-                    document = read_document(path)
+                    document = tree.read(path)
                     documents.append((path, document.file, document.label))
-        removed = stale(documents, ran, self.started_ns)
-        for path in removed:
-            with contextlib.suppress(OSError):
-                path.unlink()
-        return removed
+        return [path for path in stale(documents, ran, self.started_ns) if tree.remove(path)]

@@ -1,4 +1,4 @@
-"""The on-disk format of recordings: key, layout and atomic file writes.
+"""The on-disk format of recordings: key, layout, and what a readable file must be.
 
 One recorded call is one JSON file, readable in code review::
 
@@ -11,20 +11,18 @@ only makes the file name readable: a lookup falls back to the key alone when the
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
+import math
 import re
-import tempfile
-import time
 import unicodedata
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from pytest_omk._util.regular_files import RefusedFile, read_regular
 from pytest_omk._util.visible import json_visible
 
 # The secret rules live in the one scrubber; these names stay importable from here.
@@ -41,9 +39,10 @@ FORMAT = "pytest-omk.recording/v1"
 RESERVED_FIELDS = frozenset({"format", "key", "kind", "label", "file", "result", "recordedAt"})
 """Top-level document fields that an identity may not use."""
 
-TEMP_SUFFIX = ".tmp"
-STALE_TEMP_SECONDS = 15 * 60
-"""A temp file this old belongs to a killed writer: one write takes milliseconds, not minutes."""
+MAX_FILE_BYTES = 64 * 1024 * 1024
+"""Largest recording read (or written); a larger file is unusable (docs/recording.md)."""
+MAX_DEPTH = 64
+"""Deepest nesting of a recording's JSON (a tool call's input nests a few levels, not hundreds)."""
 
 _KIND_RE = re.compile(r"^[a-z][a-z0-9_-]{0,31}$")
 _SLUG_DROP_RE = re.compile(r"[^a-z0-9._-]+")
@@ -134,22 +133,6 @@ def name_hash(name: str) -> str | None:
     return tail if len(tail) == _HASH_IN_NAME and all(c in "0123456789abcdef" for c in tail) else None
 
 
-def iter_recording_files(kind_dir: Path) -> Iterator[Path]:
-    """Every recording file of one kind, temp files and strays skipped, in a stable order."""
-    try:
-        shards = sorted(p for p in kind_dir.iterdir() if p.is_dir())
-    except OSError:
-        return
-    for shard in shards:
-        try:
-            names = sorted(os.listdir(shard))
-        except OSError:
-            continue
-        for name in names:
-            if name_hash(name) is not None:
-                yield shard / name
-
-
 # ---------------------------------------------------------------------------------------------
 # Documents
 
@@ -209,15 +192,17 @@ def render(document: Mapping[str, Any]) -> bytes:
 
 
 def read_document(path: str | Path) -> Document:
-    """Parse one recording; raise ``FileNotFoundError`` if absent, :class:`RecordingFileError` if unusable."""
+    """Parse one recording; raise ``FileNotFoundError`` if absent, :class:`RecordingFileError` if unusable.
+
+    Regular files only, never through a final link, at most :data:`MAX_FILE_BYTES` (a committed
+    recording is hostile: a link to ``/dev/zero``, a FIFO, a huge file).
+    """
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
+        raw = read_regular(path, MAX_FILE_BYTES)
+    except RefusedFile as exc:
+        raise RecordingFileError(path, exc.reason) from None
     except FileNotFoundError:
         raise
-    except NotADirectoryError as exc:
-        # A file where a directory should be: nothing is recorded there (writes will warn).
-        raise FileNotFoundError(str(path)) from exc
     except OSError as exc:
         raise RecordingFileError(path, f"cannot be read ({exc.strerror or exc})") from exc
     return parse_document(path, raw)
@@ -225,10 +210,7 @@ def read_document(path: str | Path) -> Document:
 
 def parse_document(path: str | Path, raw: bytes) -> Document:
     """Validate the bytes of a recording stored at ``path``; raise :class:`RecordingFileError` if unusable."""
-    try:
-        data = json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as exc:
-        raise RecordingFileError(path, f"is not valid JSON ({exc})") from exc
+    data = _parse_json(path, raw)
     if not isinstance(data, dict):
         raise RecordingFileError(path, "is not a JSON object")
     fmt = data.get("format")
@@ -243,57 +225,60 @@ def parse_document(path: str | Path, raw: bytes) -> Document:
     return Document(path, key, kind, label, identity, result, file if isinstance(file, str) else None)
 
 
-# ---------------------------------------------------------------------------------------------
-# Atomic writes
+def _parse_json(path: str | Path, raw: bytes) -> Any:
+    """JSON with finite numbers only, nested at most :data:`MAX_DEPTH` levels."""
+    odd: list[str] = []
 
+    def constant(name: str) -> float:
+        odd.append(name)
+        return float(name.replace("Infinity", "inf"))
 
-def write_atomic(path: Path, content: bytes) -> None:
-    """Write ``content`` to ``path`` so that readers see the old file or the new one, never a part.
+    def number(text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):
+            odd.append(text)
+        return value
 
-    The temp file lives in the same directory (``os.replace`` is atomic only within one file
-    system) and is fsynced first, so a crash after the rename cannot leave an empty file behind.
-    Concurrent writers of the same key each rename their own temp file; the last one wins whole.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=TEMP_SUFFIX)
-    tmp = Path(tmp_name)
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(content)
-            handle.flush()
-            os.fsync(handle.fileno())
-        _replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
-        raise
+        data = json.loads(raw, parse_constant=constant, parse_float=number)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise RecordingFileError(path, f"is not valid JSON ({exc})") from exc
+    except RecursionError:
+        raise RecordingFileError(path, f"nests deeper than {MAX_DEPTH} levels") from None
+    if _too_deep(data, MAX_DEPTH):
+        raise RecordingFileError(path, f"nests deeper than {MAX_DEPTH} levels")
+    if odd:
+        raise RecordingFileError(
+            path, f"holds a number that is not finite ({odd[0]}) at {_non_finite_at(data)}"
+        )
+    return data
 
 
-def _replace(source: Path, target: Path) -> None:
-    # Windows refuses to replace a file another process has open; such readers finish quickly.
-    for attempt in range(5):
-        try:
-            os.replace(source, target)
-            return
-        except PermissionError:
-            if os.name != "nt" or attempt == 4:
-                raise
-            time.sleep(0.01 * (attempt + 1))
+def _too_deep(data: Any, limit: int) -> bool:
+    """Whether a parsed JSON value nests containers more than ``limit`` levels (walked level by level)."""
+    level = [data] if isinstance(data, dict | list) else []
+    depth = 0
+    while level:
+        if depth >= limit and any(level):
+            return True
+        below: list[Any] = []
+        for node in level:
+            below.extend(
+                v for v in (node.values() if isinstance(node, dict) else node) if isinstance(v, dict | list)
+            )
+        level = below
+        depth += 1
+    return False
 
 
-def sweep_stale_temps(directory: Path, *, now: float | None = None) -> int:
-    """Delete temp files left by killed writers; fresh ones may belong to a live writer. Returns the count."""
-    cutoff = (time.time() if now is None else now) - STALE_TEMP_SECONDS
-    removed = 0
-    try:
-        entries = list(os.scandir(directory))
-    except OSError:
-        return 0
-    for entry in entries:
-        if not (entry.name.startswith(".") and entry.name.endswith(TEMP_SUFFIX)):
-            continue
-        with contextlib.suppress(OSError):
-            if entry.stat().st_mtime < cutoff:
-                os.unlink(entry.path)
-                removed += 1
-    return removed
+def _non_finite_at(data: Any, where: str = "") -> str:
+    """Where the first non-finite number of ``data`` is (``result.costUSD``), for the error message."""
+    items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else ()
+    for key, value in items:
+        at = f"{where}[{key}]" if isinstance(key, int) else f"{where}.{key}" if where else str(key)
+        if isinstance(value, float) and not math.isfinite(value):
+            return at
+        found = _non_finite_at(value, at)
+        if found:
+            return found
+    return ""

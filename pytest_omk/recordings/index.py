@@ -9,14 +9,15 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from pytest_omk.recordings.files import Document, RecordingFileError, iter_recording_files, read_document
+from pytest_omk.recordings.files import Document, RecordingFileError
+from pytest_omk.recordings.tree import RecordingTree
 
 
 class RecordingIndex:
     """The files under ``directory`` by kind and key prefix, and their parsed documents."""
 
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
+    def __init__(self, tree: RecordingTree) -> None:
+        self.tree = tree
         self._lock = threading.Lock()
         self._listings: dict[str, dict[str, list[Path]]] = {}
         self._documents: dict[str, list[Document]] = {}
@@ -30,7 +31,7 @@ class RecordingIndex:
             listing = self._listings.get(kind)
             if listing is None:
                 listing = {}
-                for path in iter_recording_files(self.directory / kind):
+                for path in self.tree.files(kind):
                     listing.setdefault(path.name.removesuffix(".json")[-16:], []).append(path)
                 self._listings[kind] = listing
             return listing
@@ -42,9 +43,9 @@ class RecordingIndex:
         if cached is not None:
             return cached
         documents = []
-        for path in iter_recording_files(self.directory / kind):
+        for path in self.tree.files(kind):
             try:
-                documents.append(read_document(path))
+                documents.append(self.tree.read(path))
             except (OSError, RecordingFileError):
                 continue  # diagnostics only: a broken neighbour must not hide the real miss
         with self._lock:
@@ -83,12 +84,9 @@ class RecordingIndex:
         with self._lock:
             if self._files_before is not None:
                 return self._files_before
-        kinds = (
-            sorted(p.name for p in self.directory.iterdir() if p.is_dir()) if self.directory.is_dir() else []
-        )
         found = {
             document.file
-            for kind in kinds
+            for kind in self.tree.kinds()
             for document in self.documents(kind)
             if document.file is not None and _modified_before(document.path, started_ns)
         }

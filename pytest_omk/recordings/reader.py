@@ -1,8 +1,10 @@
 """Reading recording files for a store: what counts as usable, and what an unusable file costs.
 
-A file that cannot be used (corrupt JSON, a key that does not match its name, a result that is no
-longer valid) is a replay-only run's error, since ``none`` cannot re-record it; in every other mode
-it is a miss with one warning per file, and the call runs live and is recorded again.
+A file that cannot be used (corrupt JSON, not a regular file, a link leaving the tree, too large or
+too deep, a number out of range, a key that does not match its name, a readable request that does
+not match its key, a result that is no longer valid) is a replay-only run's error, since ``none``
+cannot re-record it; in every other mode it is a miss with one warning per file, and the call runs
+live and is recorded again.
 """
 
 from __future__ import annotations
@@ -11,49 +13,73 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
 from pytest_omk.errors import ReplayMissError
-from pytest_omk.models.results import ExecutionResult
-from pytest_omk.recordings.files import Document, RecordingFileError, name_hash, parse_document, read_document
+from pytest_omk.models.results import MAX_NUMBER, ExecutionResult, shown_number
+from pytest_omk.recordings.agreement import request_difference
+from pytest_omk.recordings.files import Document, RecordingFileError, name_hash, parse_document, recording_key
 from pytest_omk.recordings.modes import RecordMode
+from pytest_omk.recordings.tree import RecordingTree
 
 
 class DocumentReader:
     """Reads the documents of one store in ``mode``; warnings go to ``warn`` (once per file)."""
 
-    def __init__(self, mode: RecordMode, warn: Callable[[str], None]) -> None:
+    def __init__(self, mode: RecordMode, warn: Callable[[str], None], tree: RecordingTree) -> None:
         self.mode = mode
         self._warn = warn
+        self._tree = tree
         self._lock = threading.Lock()
         self._warned: set[Path] = set()
 
     def usable(self, path: str | Path) -> Document | None:
         """The document at ``path``; ``None`` when there is none or it is unusable (reported)."""
         try:
-            return read_document(path)
+            return self._tree.read(path)
         except FileNotFoundError:
             return None
         except RecordingFileError as exc:
             self._unusable(exc)
             return None
 
-    def matching(self, path: str | Path, key: str) -> Document | None:
-        """The document at ``path`` when it records ``key``."""
+    def matching(
+        self, path: str | Path, kind: str, key: str, stored: Callable[[], dict[str, Any]]
+    ) -> Document | None:
+        """The document at ``path`` when it records ``key`` and its readable request is the one the
+        key hashes (``stored()``: the call's identity as the store writes it)."""
         document = self.usable(path)
         if document is None:
             return None
         if document.key == key:
-            return document
+            return document if self._agrees(document, kind, key, stored) else None
         if name_hash(os.path.basename(path)) != document.key[:16]:
             self._unusable(RecordingFileError(path, "has a key that does not match its file name"))
         return None  # otherwise a 64-bit prefix collision: simply not this call's recording
 
+    def _agrees(self, document: Document, kind: str, key: str, stored: Callable[[], dict[str, Any]]) -> bool:
+        # Most files hash to their key as they are; only scrubbed or cut requests need comparing.
+        if recording_key(kind, document.identity) == key:
+            return True
+        difference = request_difference(document.identity, stored())
+        if difference is None:
+            return True
+        self._unusable(
+            RecordingFileError(
+                document.path,
+                f"shows a request that does not match its key (at {difference}): it would answer "
+                "another call than the one it shows",
+            )
+        )
+        return False
+
     def result(self, document: Document) -> ExecutionResult | None:
-        """The executor result a document records, marked replayed; ``None`` when it no longer validates."""
+        """The executor result a document records, marked replayed; ``None`` when it no longer
+        validates or holds a count, cost or time out of range."""
         try:
-            return ExecutionResult.model_validate({**document.result, "replayed": True})
+            result = ExecutionResult.model_validate({**document.result, "replayed": True})
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
@@ -61,6 +87,13 @@ class DocumentReader:
                 RecordingFileError(document.path, f"has an invalid result ({where}: {first['msg']})")
             )
             return None
+        invalid = result.invalid_number()
+        if invalid is not None:
+            name, value = invalid
+            reason = f"has an invalid result.{name}: {shown_number(value)} (allowed: 0 to {MAX_NUMBER})"
+            self._unusable(RecordingFileError(document.path, reason))
+            return None
+        return result
 
     def unchanged(self, path: Path, content: bytes) -> bool:
         """Whether ``path`` already records what ``content`` would (same key, label, identity, result)."""

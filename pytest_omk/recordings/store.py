@@ -10,26 +10,30 @@ applies the modes to executor calls. The file format lives in :mod:`.files`.
 from __future__ import annotations
 
 import asyncio
+import functools
+import json
 import time
 import warnings
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from pytest_omk._util.stored_text import cap_strings
 from pytest_omk.errors import ReplayMissError
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
 from pytest_omk.recordings.diff import FIX_HINT, describe_miss
 from pytest_omk.recordings.endpoints import call_identity
 from pytest_omk.recordings.files import (
+    MAX_FILE_BYTES,
     Document,
+    RecordingFileError,
     build_document,
+    canonical_json,
     check_identity,
     check_kind,
     recording_key,
     render,
-    sweep_stale_temps,
-    write_atomic,
 )
 from pytest_omk.recordings.index import RecordingIndex
 from pytest_omk.recordings.modes import RECORD_MODES, RecordMode, relative_source, replay_only, touch
@@ -38,6 +42,7 @@ from pytest_omk.recordings.modes import replays as _replays_in
 from pytest_omk.recordings.naming import RecordingPaths
 from pytest_omk.recordings.reader import DocumentReader
 from pytest_omk.recordings.scrub import environment_snapshot, secrets_from_env
+from pytest_omk.recordings.tree import RecordingTree
 
 
 class RecordingStore:
@@ -72,8 +77,10 @@ class RecordingStore:
             self.directory or Path(), (*secrets, *secrets_from_env(self.environment))
         )
         self._warn_callback = warn
-        self._index = RecordingIndex(self.directory) if self.directory is not None else None
-        self._reader = DocumentReader(mode, self._warn)
+        # Every file operation goes through the tree: no link leaving it is read or written.
+        self._tree = RecordingTree(self.directory or Path())
+        self._index = RecordingIndex(self._tree) if self.directory is not None else None
+        self._reader = DocumentReader(mode, self._warn, self._tree)
         # ``once``: recordings made before the run started (under xdist: the controller's start).
         self.started_ns = time.time_ns() if started_ns is None else started_ns
 
@@ -141,9 +148,12 @@ class RecordingStore:
         path = self._paths.path(kind, key, label)
         file = relative_source(source, self.directory)
         document = build_document(
-            kind, key, redactor.text(label), redactor.data(dict(identity)), redactor.data(dict(payload)), file
+            kind, key, redactor.text(label), self._stored(identity), self._stored(payload), file
         )
         content = render(document)
+        if len(content) > MAX_FILE_BYTES:
+            self._warn(f"pytest-omk did not record {path}: it would be larger than {MAX_FILE_BYTES} bytes.")
+            return None
         previous = None
         if self.mode in ("all", "rewrite"):
             if self._reader.unchanged(path, content):
@@ -155,7 +165,12 @@ class RecordingStore:
             old = self._reader.usable(path)
             previous = old.result if old is not None and old.key == key else None
         try:
-            write_atomic(path, content)
+            self._tree.write(path, content)
+        except RecordingFileError as exc:
+            self._warn(
+                f"pytest-omk did not write recording {path}: it {exc.reason}; the call was not recorded."
+            )
+            return None
         except OSError as exc:
             self._warn(f"pytest-omk could not write recording {path} ({exc}); the call was not recorded.")
             return None
@@ -273,19 +288,24 @@ class RecordingStore:
         check_identity(identity)
         key = recording_key(kind, identity)
         path = self._paths.path_name(kind, key, label)
-        document = self._reader.matching(path, key)
+        stored = functools.cache(lambda: json.loads(canonical_json(self._stored(identity))))
+        document = self._reader.matching(path, kind, key, stored)
         if document is not None:
             return document
         # The label only names the file: a renamed sample, or another sample that sent the very
         # same request, still replays by key.
         for candidate in self._listing(kind).get(key[:16], ()):
-            if str(candidate) != path and (document := self._reader.matching(candidate, key)) is not None:
+            if str(candidate) != path and (document := self._reader.matching(candidate, kind, key, stored)):
                 return document
         return None
 
+    def _stored(self, value: Mapping[str, Any]) -> Any:
+        """``value`` as a recording stores it: secrets scrubbed, every string cut to the cap."""
+        return cap_strings(self._paths.redactor().data(dict(value)))
+
     def _after_write(self, kind: str, key: str, path: Path) -> None:
         if self._index is not None and self._index.added(kind, key, path):
-            sweep_stale_temps(path.parent)
+            self._tree.sweep(path.parent)
 
     def _listing(self, kind: str) -> dict[str, list[Path]]:
         assert self._index is not None

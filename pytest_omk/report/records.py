@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from pytest_omk._util.stored_text import cap_strings, cap_text
 from pytest_omk.grade.scoring import LAYERS
 from pytest_omk.models import AssertionBase, Sample
 from pytest_omk.models.assertions import assertion_layer
@@ -31,11 +32,15 @@ def metadata_of(sample: Sample) -> dict[str, Any]:
 
 
 def execution_record(execution: ExecutionResult | None) -> dict[str, Any] | None:
-    """The execution part of a record (the optional counts only when the executor reported them)."""
+    """The execution part of a record (the optional counts only when the executor reported them).
+
+    Texts are stored up to the cap of :mod:`pytest_omk._util.stored_text` (grading has read them
+    whole already): the output, and the tool calls' inputs and outputs.
+    """
     if execution is None:
         return None
     record: dict[str, Any] = {
-        "output": execution.output,
+        "output": cap_text(execution.output),
         "costUSD": execution.costUSD,
         "latencyMs": execution.latencyMs,
         "inputTokens": execution.inputTokens,
@@ -47,7 +52,7 @@ def execution_record(execution: ExecutionResult | None) -> dict[str, Any] | None
             record[key] = value
     calls = execution.toolCalls
     record["toolCalls"] = (
-        None if calls is None else [c.model_dump(mode="json", exclude_none=True) for c in calls]
+        None if calls is None else [cap_strings(c.model_dump(mode="json", exclude_none=True)) for c in calls]
     )
     record["replayed"] = execution.replayed
     record["retries"] = execution.retries

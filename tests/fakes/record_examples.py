@@ -30,11 +30,11 @@ from pytest_omk.recordings.endpoints import endpoint_key
 from pytest_omk.recordings.files import (
     RESERVED_FIELDS,
     file_name,
-    iter_recording_files,
     recording_key,
     render,
     shard_dir,
 )
+from pytest_omk.recordings.tree import RecordingTree
 from tests.fakes.fake_llm import FakeLLM, RecordedRequest
 
 REPO = Path(__file__).resolve().parents[2]
@@ -252,8 +252,9 @@ def rekey_to_default_endpoint(recordings: Path) -> None:
     """Give every ``openai`` recording under ``recordings`` the default endpoint, and the key to match
     (the executor's calls, and an app's own model calls under ``http/`` alike)."""
     default = endpoint_key(chat_completions_url(DEFAULT_BASE_URL))
-    for kind_dir in sorted(p for p in recordings.iterdir() if p.is_dir()):
-        for path in list(iter_recording_files(kind_dir)):
+    tree = RecordingTree(recordings)
+    for kind in tree.kinds():
+        for path in list(tree.files(kind)):
             document = json.loads(path.read_text(encoding="utf-8"))
             if "endpoint" not in document or document["endpoint"] == default:
                 continue

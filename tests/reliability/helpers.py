@@ -26,12 +26,12 @@ from pathlib import Path
 import pytest
 
 from pytest_omk.recordings.files import (
-    TEMP_SUFFIX,
     Document,
     RecordingFileError,
     name_hash,
     read_document,
 )
+from pytest_omk.recordings.tree import TEMP_SUFFIX
 
 REPO = Path(__file__).resolve().parents[2]
 MARK_VAR = "OMK_RELIABILITY_MARK"

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import FakeCommand, executor_arg, load_report, report_samples, write_samples
+from tests.support import FakeCommand, OmkRun, executor_arg, load_report, report_samples, write_samples
 
 probe = pytest.mark.probe
 SCHEMA = "omk.eval-sample-set/v2"
@@ -43,7 +43,7 @@ def guarded_run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
 
 
 @pytest.fixture
-def recorded(pytester: pytest.Pytester, fake_command: FakeCommand) -> tuple[str, Path]:
+def recorded(pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand) -> tuple[str, Path]:
     """One sample (a ``cost_max`` check included) recorded once: ``(executor option, its file)``."""
     write_samples(
         pytester,
@@ -60,24 +60,24 @@ def recorded(pytester: pytest.Pytester, fake_command: FakeCommand) -> tuple[str,
         },
     )
     executor = executor_arg(fake_command.script({"*": {"output": "fine", "costUSD": 0.25}}))
-    first = pytester.runpytest_subprocess(
-        *FAST, executor, "--omk-judge=none", "--omk-recordings=recs", "--omk-record-mode=new_episodes"
-    )
+    first = omk_run(executor, "--omk-judge=none", "--omk-recordings=recs", "--omk-record-mode=new_episodes")
     assert first.ret == 0, first.stdout.str()
     [path] = (pytester.path / "recs" / "execute").rglob("*.json")
     return executor, path
 
 
-def replay(pytester: pytest.Pytester, executor: str, *extra: str) -> pytest.RunResult:
-    return guarded_run(
-        pytester,
+def replay(pytester: pytest.Pytester, executor: str, *, guarded: bool = False) -> pytest.RunResult:
+    """A replay-only run; ``guarded`` for a file that could hang or exhaust a broken build."""
+    args = (
         executor,
         "--omk-judge=none",
         "--omk-recordings=recs",
         "--omk-record-mode=none",
         "--omk-report=r.json",
-        *extra,
     )
+    if guarded:
+        return guarded_run(pytester, *args)
+    return pytester.runpytest_inprocess(*FAST, "-W", "ignore::pytest.PytestAssertRewriteWarning", *args)
 
 
 def assert_error_naming(pytester: pytest.Pytester, result: pytest.RunResult, path: Path, reason: str) -> None:
@@ -105,7 +105,7 @@ def test_a_recording_linked_to_dev_zero_is_refused_without_reading_it(
     executor, path = recorded
     path.unlink()
     path.symlink_to("/dev/zero")
-    assert_error_naming(pytester, replay(pytester, executor), path, "not a regular file")
+    assert_error_naming(pytester, replay(pytester, executor, guarded=True), path, "not a regular file")
 
 
 @probe("hostile recording")
@@ -115,7 +115,7 @@ def test_a_recording_that_is_a_fifo_is_refused_without_blocking(
     executor, path = recorded
     path.unlink()
     os.mkfifo(path)
-    assert_error_naming(pytester, replay(pytester, executor), path, "not a regular file")
+    assert_error_naming(pytester, replay(pytester, executor, guarded=True), path, "not a regular file")
 
 
 @probe("hostile recording")
@@ -137,7 +137,7 @@ def test_an_oversized_recording_is_refused_before_it_is_read_whole(
     executor, path = recorded
     with path.open("r+b") as handle:  # a sparse 2 GiB tail: no disk used, but no run may read it all
         handle.truncate(2 * 1024**3)
-    assert_error_naming(pytester, replay(pytester, executor), path, "larger than")
+    assert_error_naming(pytester, replay(pytester, executor, guarded=True), path, "larger than")
 
 
 # --- the numbers inside -------------------------------------------------------------------------------
@@ -167,12 +167,11 @@ def test_a_negative_count_in_a_recording_is_an_error_naming_the_file(
 
 @probe("hostile recording")
 def test_a_broken_recording_in_a_local_mode_warns_runs_live_and_writes_the_report(
-    pytester: pytest.Pytester, recorded: tuple[str, Path]
+    pytester: pytest.Pytester, omk_run: OmkRun, recorded: tuple[str, Path]
 ) -> None:
     executor, path = recorded
     rewrite(path, {"costUSD": -1})
-    result = guarded_run(
-        pytester,
+    result = omk_run(
         executor,
         "--omk-judge=none",
         "--omk-recordings=recs",
@@ -190,7 +189,7 @@ def test_a_broken_recording_in_a_local_mode_warns_runs_live_and_writes_the_repor
 
 @probe("path escape")
 def test_a_symlinked_shard_directory_is_neither_written_nor_swept(
-    pytester: pytest.Pytester, recorded: tuple[str, Path], tmp_path_factory: pytest.TempPathFactory
+    omk_run: OmkRun, recorded: tuple[str, Path], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     executor, path = recorded
     outside = tmp_path_factory.mktemp("outside")
@@ -203,9 +202,7 @@ def test_a_symlinked_shard_directory_is_neither_written_nor_swept(
     shard.rmdir()
     shard.symlink_to(outside, target_is_directory=True)
 
-    result = guarded_run(
-        pytester, executor, "--omk-judge=none", "--omk-recordings=recs", "--omk-record-mode=new_episodes"
-    )
+    result = omk_run(executor, "--omk-judge=none", "--omk-recordings=recs", "--omk-record-mode=new_episodes")
     assert stale.exists(), "the sweep deleted a file outside the recordings tree"
     assert sorted(p.name for p in outside.iterdir()) == [stale.name], (
         "a recording was written outside the tree"
@@ -227,22 +224,21 @@ def test_a_recording_linked_to_a_file_outside_the_tree_is_not_replayed(
 
 @probe("path escape")
 def test_rewrite_never_deletes_through_a_linked_directory(
-    pytester: pytest.Pytester, recorded: tuple[str, Path], tmp_path_factory: pytest.TempPathFactory
+    omk_run: OmkRun, recorded: tuple[str, Path], tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     executor, path = recorded
     outside = tmp_path_factory.mktemp("outside")
     # An older recording of the same sample, in a shard that is a link to a directory elsewhere:
     # rewrite would delete it as unused.
+    shard = "ff" if path.parent.name != "ff" else "fe"
     old = json.loads(path.read_text(encoding="utf-8"))
-    old["key"] = "ff" + old["key"][2:]
+    old["key"] = shard + old["key"][2:]
     victim = outside / f"s-{old['key'][:16]}.json"
     victim.write_text(json.dumps(old), encoding="utf-8")
     stamp = time.time() - 3600
     os.utime(victim, (stamp, stamp))
-    (path.parent.parent / "ff").symlink_to(outside, target_is_directory=True)
-    result = guarded_run(
-        pytester, executor, "--omk-judge=none", "--omk-recordings=recs", "--omk-record-mode=rewrite"
-    )
+    (path.parent.parent / shard).symlink_to(outside, target_is_directory=True)
+    result = omk_run(executor, "--omk-judge=none", "--omk-recordings=recs", "--omk-record-mode=rewrite")
     result.assert_outcomes(passed=1)
     assert victim.exists(), "rewrite deleted a file outside the recordings tree"
 

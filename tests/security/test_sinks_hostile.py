@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import FakeCommand, executor_arg, judge_reply, write_samples
+from tests.support import FakeCommand, OmkRun, executor_arg, judge_reply, write_samples
 
 probe = pytest.mark.probe
 SCHEMA = "omk.eval-sample-set/v2"
@@ -181,6 +181,7 @@ MODES = {
 @pytest.mark.parametrize("mode", MODES.values(), ids=MODES.keys())
 def test_no_sink_shows_a_secret_or_a_raw_control_under_any_mode(
     pytester: pytest.Pytester,
+    omk_run: OmkRun,
     fake_command: FakeCommand,
     fake_judge: FakeCommand,
     run_secrets: Secrets,
@@ -189,7 +190,7 @@ def test_no_sink_shows_a_secret_or_a_raw_control_under_any_mode(
 ) -> None:
     executor, judge = hostile_samples(pytester, fake_command, fake_judge, run_secrets.echoed())
     record = ("--omk-record-mode=new_episodes", "--omk-recordings=recs")
-    first = pytester.runpytest_subprocess(*FAST, executor, judge, *record)
+    first = omk_run(executor, judge, *record)
     assert first.ret == pytest.ExitCode.TESTS_FAILED, first.stdout.str()
     tamper_a_recording_name(pytester.path / "recs")
     summary = pytester.path / "step-summary.md"
@@ -285,7 +286,7 @@ def test_pytest_html_extras_carry_no_secret(
 @probe("terminal")
 @pytest.mark.parametrize("mode", ["new_episodes", "once"])
 def test_recording_warnings_escape_control_characters_in_local_modes(
-    pytester: pytest.Pytester, fake_command: FakeCommand, mode: str
+    pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand, mode: str
 ) -> None:
     write_samples(
         pytester,
@@ -299,7 +300,7 @@ def test_recording_warnings_escape_control_characters_in_local_modes(
     )
     executor = executor_arg(fake_command.script({"*": "fine"}))
     record = ("--omk-judge=none", "--omk-recordings=recs")
-    assert pytester.runpytest_subprocess(*FAST, executor, *record, "--omk-record-mode=new_episodes").ret == 0
+    assert omk_run(executor, *record, "--omk-record-mode=new_episodes").ret == 0
     hostile = tamper_a_recording_name(pytester.path / "recs")
     result = pytester.runpytest_subprocess(*FAST, executor, *record, f"--omk-record-mode={mode}", "-rA")
     out = result.stdout.str() + result.stderr.str()

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from pytest_omk.judge.judge import LLMJudge
-from pytest_omk.judge.templates import RUBRIC, TEMPLATES, neutralise, template_ids
+from pytest_omk.judge.tags import neutralise
+from pytest_omk.judge.templates import RUBRIC, TEMPLATES, template_ids
 from pytest_omk.models import Sample
 from pytest_omk.models.results import ExecutionResult, ToolCall
 from pytest_omk.models.run import ResolvedText, SamplePlan
