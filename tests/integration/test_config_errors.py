@@ -67,3 +67,18 @@ def test_no_key_is_needed_when_every_call_replays(
     assert more.ret == pytest.ExitCode.USAGE_ERROR
     more.stderr.fnmatch_lines(["*ANTHROPIC_API_KEY*sample 'eval-samples.json::s2' has no recording*"])
     assert len(fake_llm.requests) == 1
+
+
+def test_an_agent_env_entry_that_is_no_variable_name_is_a_usage_error(
+    pytester: pytest.Pytester, omk_run: OmkRun
+) -> None:
+    write_sample_set(pytester, sample("s1"))
+    result = omk_run(
+        "--omk-executor=echo", "--omk-judge=none", "--omk-agent-env=JAVA_HOME", "--omk-agent-env=A=B"
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*--omk-agent-env (ini omk_agent_env) must be environment variable names*'A=B'*"]
+    )
+    pytester.makeini("[pytest]\nomk_agent_env = JAVA_HOME GOPATH\n")
+    assert omk_run("--omk-executor=echo", "--omk-judge=none").ret == pytest.ExitCode.OK

@@ -60,6 +60,9 @@ def test_bash_env_shows_the_model_no_credential_of_any_name(
     planted = credentials()
     for name, value in planted.items():
         monkeypatch.setenv(name, value)
+    monkeypatch.setenv(
+        "OMK_PROBE_TOOL_HOME", "/opt/probe-tool"
+    )  # a variable a tool needs, let through by name
     monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.openai_base_url)
     monkeypatch.setenv("OPENAI_API_KEY", f"sk-openai-{secrets.token_hex(8)}")
     fake_llm.script(default="Nothing found.")
@@ -98,11 +101,14 @@ def test_bash_env_shows_the_model_no_credential_of_any_name(
         "--omk-retries=0",
         "--omk-report=r.json",
         "--junitxml=junit.xml",
+        "-o",
+        "omk_agent_env=OMK_PROBE_TOOL_HOME",
     )
     sample = report_samples(load_report(pytester.path / "r.json"))["env"]
     assert sample["outcome"] == "passed", result.stdout.str()
     shown = sample["execution"]["toolCalls"][0]["output"]
     assert shown.startswith("started\n") and "PATH=" in shown  # env ran and printed
+    assert "OMK_PROBE_TOOL_HOME=/opt/probe-tool" in shown and "OPENAI_BASE_URL" not in shown
 
     # Each value holds a distinctive token; no sink may hold any of them, in any encoding.
     tokens = {name: _token(value) for name, value in planted.items()}
