@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,17 @@ from pytest_omk.recordings.agreement import request_difference
 from pytest_omk.recordings.files import Document, RecordingFileError, name_hash, parse_document, recording_key
 from pytest_omk.recordings.modes import RecordMode
 from pytest_omk.recordings.tree import RecordingTree
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """The call a lookup is for: its kind, key and identity, and that identity as a recording stores
+    it (``stored()``: scrubbed and capped, made only when a file's request needs comparing)."""
+
+    kind: str
+    key: str
+    identity: Mapping[str, Any]
+    stored: Callable[[], dict[str, Any]]
 
 
 class DocumentReader:
@@ -45,25 +57,27 @@ class DocumentReader:
             self._unusable(exc)
             return None
 
-    def matching(
-        self, path: str | Path, kind: str, key: str, stored: Callable[[], dict[str, Any]]
-    ) -> Document | None:
-        """The document at ``path`` when it records ``key`` and its readable request is the one the
-        key hashes (``stored()``: the call's identity as the store writes it)."""
+    def matching(self, path: str | Path, wanted: Wanted) -> Document | None:
+        """The document at ``path`` when it records ``wanted``'s key and its readable request is the
+        one the key hashes."""
         document = self.usable(path)
         if document is None:
             return None
-        if document.key == key:
-            return document if self._agrees(document, kind, key, stored) else None
+        if document.key == wanted.key:
+            return document if self._agrees(document, wanted) else None
         if name_hash(os.path.basename(path)) != document.key[:16]:
             self._unusable(RecordingFileError(path, "has a key that does not match its file name"))
         return None  # otherwise a 64-bit prefix collision: simply not this call's recording
 
-    def _agrees(self, document: Document, kind: str, key: str, stored: Callable[[], dict[str, Any]]) -> bool:
-        # Most files hash to their key as they are; only scrubbed or cut requests need comparing.
-        if recording_key(kind, document.identity) == key:
+    def _agrees(self, document: Document, wanted: Wanted) -> bool:
+        # Most files hold the call's request as it is (or hash to the key as they are); only scrubbed
+        # or cut requests need comparing with what the store would write.
+        if (
+            document.identity == wanted.identity
+            or recording_key(wanted.kind, document.identity) == wanted.key
+        ):
             return True
-        difference = request_difference(document.identity, stored())
+        difference = request_difference(document.identity, wanted.stored())
         if difference is None:
             return True
         self._unusable(

@@ -40,7 +40,7 @@ from pytest_omk.recordings.modes import RECORD_MODES, RecordMode, relative_sourc
 from pytest_omk.recordings.modes import records as _records_in
 from pytest_omk.recordings.modes import replays as _replays_in
 from pytest_omk.recordings.naming import RecordingPaths
-from pytest_omk.recordings.reader import DocumentReader
+from pytest_omk.recordings.reader import DocumentReader, Wanted
 from pytest_omk.recordings.scrub import environment_snapshot, secrets_from_env
 from pytest_omk.recordings.tree import RecordingTree
 
@@ -289,13 +289,14 @@ class RecordingStore:
         key = recording_key(kind, identity)
         path = self._paths.path_name(kind, key, label)
         stored = functools.cache(lambda: json.loads(canonical_json(self._stored(identity))))
-        document = self._reader.matching(path, kind, key, stored)
+        wanted = Wanted(kind, key, identity, stored)
+        document = self._reader.matching(path, wanted)
         if document is not None:
             return document
         # The label only names the file: a renamed sample, or another sample that sent the very
         # same request, still replays by key.
         for candidate in self._listing(kind).get(key[:16], ()):
-            if str(candidate) != path and (document := self._reader.matching(candidate, kind, key, stored)):
+            if str(candidate) != path and (document := self._reader.matching(candidate, wanted)):
                 return document
         return None
 
