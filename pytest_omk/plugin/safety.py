@@ -52,7 +52,11 @@ def scrub_report(report: pytest.TestReport | pytest.CollectReport, scrubber: Scr
         report.wasxfail = clean(xfail_reason)  # type: ignore[union-attr]
     report.sections = [(clean(title), clean(body)) for title, body in report.sections]
     properties = getattr(report, "user_properties", None)
-    if properties:
+    # One pass over all the properties first: a sample has a score of them, and they are rarely unsafe.
+    texts = "\n".join(
+        f"{name}\n{value if isinstance(value, str) else ''}" for name, value in properties or ()
+    )
+    if properties and clean(texts) != texts:
         report.user_properties = [  # type: ignore[union-attr]
             (clean(str(name)), clean(value) if isinstance(value, str) else value)
             for name, value in properties
