@@ -68,12 +68,29 @@ def _json_escape(match: re.Match[str]) -> str:
 
 
 class JsonVisibleWriter:
-    """A text handle that passes what ``json.dump`` writes through :func:`json_visible`."""
+    """A text handle that passes what ``json.dump`` writes through :func:`json_visible`.
+
+    ``json.dump`` writes token by token; the text is escaped in blocks of :data:`BLOCK` characters
+    instead (call :meth:`flush` at the end).
+    """
+
+    BLOCK = 64 * 1024
 
     def __init__(self, handle: TextIO) -> None:
         self._handle = handle
+        self._pending: list[str] = []
+        self._size = 0
 
     def write(self, text: str) -> int:
-        """Write ``text`` escaped; returns the length given (as ``TextIO.write`` callers expect)."""
-        self._handle.write(json_visible(text))
+        """Take ``text``; returns its length (as ``TextIO.write`` callers expect)."""
+        self._pending.append(text)
+        self._size += len(text)
+        if self._size >= self.BLOCK:
+            self.flush()
         return len(text)
+
+    def flush(self) -> None:
+        """Write what was taken, escaped."""
+        if self._pending:
+            self._handle.write(json_visible("".join(self._pending)))
+            self._pending, self._size = [], 0

@@ -85,5 +85,8 @@ def test_json_visible_keeps_the_document_and_hides_nothing() -> None:
 
 def test_the_json_writer_escapes_what_json_dump_streams() -> None:
     handle = io.StringIO()
-    json.dump({"a": "\u2066x\u2069"}, JsonVisibleWriter(handle), ensure_ascii=False)
-    assert handle.getvalue() == '{"a": "\\u2066x\\u2069"}'
+    writer = JsonVisibleWriter(handle)
+    json.dump({"a": "\u2066x\u2069", "b": ["\u202e" * 10] * 20_000}, writer, ensure_ascii=False)
+    writer.flush()
+    assert json.loads(handle.getvalue()) == {"a": "\u2066x\u2069", "b": ["\u202e" * 10] * 20_000}
+    assert handle.getvalue().startswith('{"a": "\\u2066x\\u2069"') and "\u202e" not in handle.getvalue()
