@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,6 +56,18 @@ class DocumentReader:
         except RecordingFileError as exc:
             self._unusable(exc)
             return None
+
+    def find(self, path: str, wanted: Wanted, candidates: Callable[[], Iterable[Path]]) -> Document | None:
+        """The recording of ``wanted`` at ``path``, else among ``candidates()`` (the files whose name
+        ends with the key's prefix: the label only names the file, so a renamed sample, or another
+        sample that sent the very same request, still replays by key)."""
+        document = self.matching(path, wanted)
+        if document is not None:
+            return document
+        for candidate in candidates():
+            if str(candidate) != path and (document := self.matching(candidate, wanted)) is not None:
+                return document
+        return None
 
     def matching(self, path: str | Path, wanted: Wanted) -> Document | None:
         """The document at ``path`` when it records ``wanted``'s key and its readable request is the

@@ -166,13 +166,9 @@ class RecordingStore:
             previous = old.result if old is not None and old.key == key else None
         try:
             self._tree.write(path, content)
-        except RecordingFileError as exc:
-            self._warn(
-                f"pytest-omk did not write recording {path}: it {exc.reason}; the call was not recorded."
-            )
-            return None
-        except OSError as exc:
-            self._warn(f"pytest-omk could not write recording {path} ({exc}); the call was not recorded.")
+        except (RecordingFileError, OSError) as exc:
+            why = f"it {exc.reason}" if isinstance(exc, RecordingFileError) else f"({exc})"
+            self._warn(f"pytest-omk could not write recording {path}: {why}; the call was not recorded.")
             return None
         self._after_write(kind, key, path)
         return previous
@@ -287,18 +283,11 @@ class RecordingStore:
         check_kind(kind)
         check_identity(identity)
         key = recording_key(kind, identity)
-        path = self._paths.path_name(kind, key, label)
         stored = functools.cache(lambda: json.loads(canonical_json(self._stored(identity))))
         wanted = Wanted(kind, key, identity, stored)
-        document = self._reader.matching(path, wanted)
-        if document is not None:
-            return document
-        # The label only names the file: a renamed sample, or another sample that sent the very
-        # same request, still replays by key.
-        for candidate in self._listing(kind).get(key[:16], ()):
-            if str(candidate) != path and (document := self._reader.matching(candidate, wanted)):
-                return document
-        return None
+        return self._reader.find(
+            self._paths.path_name(kind, key, label), wanted, lambda: self._listing(kind).get(key[:16], ())
+        )
 
     def _stored(self, value: Mapping[str, Any]) -> Any:
         """``value`` as a recording stores it: secrets scrubbed, every string cut to the cap."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pytest_omk.recordings.scrub import sanitize_control
+from pytest_omk._util.visible import visible
 from pytest_omk.report.outputs import Written
 
 GITHUB_LIMIT = 10
@@ -121,7 +121,7 @@ def _inert(text: str, scrub: Callable[[str], str]) -> str:
     text = scrub(text)
     if len(text) > MESSAGE_CHARS:
         text = text[: MESSAGE_CHARS - 1] + "…"
-    return sanitize_control(text)
+    return visible(text)
 
 
 def github_commands(

@@ -26,9 +26,9 @@ def cell(value: object) -> str:
 
 
 def fenced(body: str, info: str = "") -> list[str]:
-    """``body`` in a fenced code block that nothing inside it can close (its fence is longer than
+    r"""``body`` in a fenced code block that nothing inside it can close (its fence is longer than
     any run of backticks in the body); control, bidi and invisible characters other than newline and
-    tab are made visible (``\\x1b``, ``\\u202e``)."""
+    tab are made visible (``\x1b``, ``\u202e``)."""
     clean = visible(body.replace("\r\n", "\n"))
     longest = max((len(run) for run in _BACKTICKS.findall(clean)), default=0)
     fence = "`" * max(3, longest + 1)

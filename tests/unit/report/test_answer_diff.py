@@ -15,4 +15,4 @@ def test_answer_diff_and_sections() -> None:
     assert terminal_lines(samples) == ["answers changed by re-recording: 1", "  e::s"]
     section = markdown_section(samples)
     assert "````diff" in section and "-old" in section and "+new ```" in section
-    assert fenced("a\x1bb") == ["```", "ab", "```"]
+    assert fenced("a\x1bb") == ["```", "a\\x1bb", "```"]  # made visible, as in every sink
