@@ -121,18 +121,16 @@ class DocumentReader:
             return None
         return result
 
-    def unchanged(self, path: Path, content: bytes) -> bool:
-        """Whether ``path`` already records what ``content`` would (same key, label, identity, result)."""
+    def replacing(self, path: Path, content: bytes) -> tuple[bool, dict[str, Any] | None]:
+        """What writing ``content`` to ``path`` would replace: whether the file already records the
+        same (key, label, identity, result), and else the result it held for the same key."""
         old = self.usable(path)
         if old is None:
-            return False
+            return False, None
         new = parse_document(path, content)
-        return (old.key, old.label, old.identity, old.result) == (
-            new.key,
-            new.label,
-            new.identity,
-            new.result,
-        )
+        if (old.key, old.label, old.identity, old.result) == (new.key, new.label, new.identity, new.result):
+            return True, None
+        return False, old.result if old.key == new.key else None
 
     def _unusable(self, exc: RecordingFileError) -> None:
         if self.mode == "none":

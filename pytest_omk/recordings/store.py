@@ -25,7 +25,6 @@ from pytest_omk.models.run import ExecutionRequest
 from pytest_omk.recordings.diff import FIX_HINT, describe_miss
 from pytest_omk.recordings.endpoints import call_identity
 from pytest_omk.recordings.files import (
-    MAX_FILE_BYTES,
     Document,
     RecordingFileError,
     build_document,
@@ -151,19 +150,15 @@ class RecordingStore:
             kind, key, redactor.text(label), self._stored(identity), self._stored(payload), file
         )
         content = render(document)
-        if len(content) > MAX_FILE_BYTES:
-            self._warn(f"pytest-omk did not record {path}: it would be larger than {MAX_FILE_BYTES} bytes.")
+        unchanged, previous = (
+            self._reader.replacing(path, content) if self.mode in ("all", "rewrite") else (False, None)
+        )
+        if unchanged:
+            # Same answer again: keep the file and its date, so git shows no churn (``rewrite``
+            # marks it used by its modification time, see pytest_omk.recordings.modes).
+            if self.mode == "rewrite":
+                touch(path)
             return None
-        previous = None
-        if self.mode in ("all", "rewrite"):
-            if self._reader.unchanged(path, content):
-                # Same answer again: keep the file and its date, so git shows no churn (``rewrite``
-                # marks it used by its modification time, see pytest_omk.recordings.modes).
-                if self.mode == "rewrite":
-                    touch(path)
-                return None
-            old = self._reader.usable(path)
-            previous = old.result if old is not None and old.key == key else None
         try:
             self._tree.write(path, content)
         except (RecordingFileError, OSError) as exc:

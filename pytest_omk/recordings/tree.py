@@ -22,7 +22,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from pytest_omk.recordings.files import Document, RecordingFileError, name_hash, read_document
+from pytest_omk.recordings.files import MAX_FILE_BYTES, Document, RecordingFileError, name_hash, read_document
 
 TEMP_SUFFIX = ".tmp"
 STALE_TEMP_SECONDS = 15 * 60
@@ -83,7 +83,10 @@ class RecordingTree:
 
     def write(self, path: Path, content: bytes) -> None:
         """Write ``content`` to ``path`` atomically; :class:`RecordingFileError` when its directory
-        leads outside the tree (nothing is written), ``OSError`` when writing fails."""
+        leads outside the tree or it is larger than a recording may be (nothing is written),
+        ``OSError`` when writing fails."""
+        if len(content) > MAX_FILE_BYTES:  # it could never be read back
+            raise RecordingFileError(path, f"would be larger than {MAX_FILE_BYTES} bytes")
         # Checked before the directory is made: a link on the way must not get one made elsewhere.
         if not self.contains(path.parent):
             raise RecordingFileError(path, OUTSIDE)
