@@ -11,7 +11,7 @@ import pytest
 from pytest_omk.plugin import hookspecs
 from pytest_omk.plugin.collector import RecordCollector, record_collector_key
 from pytest_omk.plugin.discovery import collect_file
-from pytest_omk.plugin.nodes import SampleItem, SplitDirectory, release_collected, sample_host_key
+from pytest_omk.plugin.nodes import SampleItem, SplitDirectory, release_collected, sample_host_key, shown_key
 from pytest_omk.plugin.options import add_options, settings_from_config
 from pytest_omk.plugin.session import NO_EXECUTOR, OmkSession
 
@@ -44,6 +44,7 @@ def pytest_configure(config: pytest.Config) -> None:
     settings = settings_from_config(config)
     session = OmkSession(config, settings)
     config.stash[sample_host_key] = session
+    config.stash[shown_key] = lambda text: session.calls.scrubber.terminal(text)
     config.pluginmanager.register(session, "omk-session")
     config.pluginmanager.register(session.collection, "omk-collection")
     from pytest_omk.plugin.xdist.status import register as register_xdist_status

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Generator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -23,11 +23,12 @@ from pytest_omk._util.visible import visible
 from pytest_omk.config.settings import Settings
 from pytest_omk.errors import ConfigError
 from pytest_omk.plugin.gc_policy import collector_paused, freeze_survivors
-from pytest_omk.plugin.safety import check_caps, sandbox_notice
+from pytest_omk.plugin.safety import check_caps, sandbox_notice, scrub_report
 
 if TYPE_CHECKING:
     from pytest_omk.execute.base import Executor
     from pytest_omk.loading import SampleBundle
+    from pytest_omk.recordings.scrub import Scrubber
 
 
 class CollectionHooks:
@@ -41,9 +42,11 @@ class CollectionHooks:
         config: pytest.Config,
         settings: Settings,
         is_sample: Callable[[pytest.Item], bool],
+        scrubber: Callable[[], Scrubber],
         carry: Callable[[list[pytest.Item]], list[pytest.Item]] = lambda items: [],
     ) -> None:
         self._carry = carry
+        self._scrubber = scrubber
         self.config = config
         self.settings = settings
         self._is_sample = is_sample
@@ -58,6 +61,13 @@ class CollectionHooks:
     def pytest_collection(self, session: pytest.Session) -> Generator[None, object, object]:
         with collector_paused():  # see pytest_omk.plugin.gc_policy
             return (yield)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_make_collect_report(self, collector: pytest.Collector) -> Generator[None, Any, Any]:
+        report = yield
+        if report.longrepr is not None:  # a collection error may quote a hostile file name
+            scrub_report(report, self._scrubber())
+        return report
 
     def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:
         """Skip the recordings directory."""

@@ -164,23 +164,6 @@ def line_repr(path: Path, line: int | None, message: str) -> Any:
     return ReprExceptionInfo(reprtraceback=ReprTraceback([], None, "line"), reprcrash=crash)
 
 
-def scrub_crash_line(longrepr: object, clean: Callable[[str], str]) -> None:
-    """Pass the crash line of a failure representation through ``clean``, in place.
-
-    ``--tb=line``, the ``-r`` summary lines and JUnit's ``message`` attribute print the crash line
-    (``reprcrash.message``), not the representation's text, so scrubbing ``str(longrepr)`` misses
-    it: under ``--tb=line`` that text is empty. Private: ``reprcrash`` (a
-    ``_pytest._code.code.ReprFileLocation``, mutable) of ``ReprExceptionInfo`` and
-    ``ExceptionChainRepr``.
-    """
-    crash = getattr(longrepr, "reprcrash", None)
-    message = getattr(crash, "message", None)
-    if isinstance(message, str):
-        cleaned = clean(message)
-        if cleaned != message:
-            crash.message = cleaned  # type: ignore[union-attr]
-
-
 class _NoSubtestCapture:
     """Stands in for a capture fixture, so that pytest's subtests do not capture on their own.
 

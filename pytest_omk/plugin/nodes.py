@@ -7,7 +7,7 @@ invalid files.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -64,6 +64,8 @@ class SampleHost(Protocol):
 
 
 sample_host_key = pytest.StashKey[SampleHost]()
+shown_key = pytest.StashKey[Callable[[str], str]]()
+"""Text as a report may show it: the run's one scrubber and escaper (``Scrubber.terminal``)."""
 
 
 def _run_sample() -> None:
@@ -159,7 +161,10 @@ class SampleItem(FullTraceback, pytest.Function):
                 from pytest_omk.plugin.compat import line_repr
 
                 line = check_line - 1 if check_line is not None else self.reportinfo()[1]
-                return line_repr(self.path, line, str(failed))
+                # ``--tb=line`` and JUnit print this crash line, not ``str()`` of the representation,
+                # which the report scrubber sees: it is made safe here.
+                shown = self.config.stash.get(shown_key, visible)
+                return line_repr(self.path, line, shown(str(failed)))
             if check_line is not None and isinstance(failed, SampleFailed) and failed.check:
                 return f"{failed}\n\n{self.shown_path}:{check_line}: {failed.check}"
             return str(failed)

@@ -12,7 +12,6 @@ import pytest
 
 from pytest_omk._util.visible import visible
 from pytest_omk.errors import ConfigError
-from pytest_omk.plugin.compat import scrub_crash_line
 
 if TYPE_CHECKING:
     from pytest_omk.loading import SampleBundle
@@ -34,15 +33,16 @@ def check_caps(file_name: str, bundle: SampleBundle, cap: int) -> None:
 
 def scrub_report(report: pytest.TestReport | pytest.CollectReport, scrubber: Scrubber) -> None:
     """Secrets out of, and unsafe characters made visible in, all a report shows: the failure text
-    and its crash line (every ``--tb`` style, the ``-r`` summary, JUnit's message), a skip's reason,
-    an xfail's reason, captured sections and the JUnit properties."""
+    (every ``--tb`` style, the ``-r`` summary, JUnit's message), a skip's reason, an xfail's reason,
+    captured sections and the JUnit properties."""
     clean = scrubber.terminal
     longrepr = report.longrepr
     if isinstance(longrepr, tuple):  # a skip: (path, line, reason)
         path, line, reason = longrepr
         report.longrepr = (path, line, clean(reason))
     elif longrepr is not None:
-        scrub_crash_line(longrepr, clean)
+        # A sample's ``--tb=line`` representation prints a crash line that ``str()`` leaves out: it is
+        # made from shown text already (``SampleItem.repr_failure``).
         text = str(longrepr)
         cleaned = clean(text)
         if cleaned != text:

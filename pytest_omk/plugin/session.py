@@ -64,9 +64,8 @@ class OmkSession:
         # Handed over by collection, by id (the items include other tests).
         self._adopted: dict[int, SampleItem] = {}
         self.carry = CarryPlan(config, settings, self._adopted, self.calls)
-        self.collection = CollectionHooks(
-            config, settings, lambda item: id(item) in self._adopted, self.carry.take
-        )
+        scrubber, adopted = (lambda: self.calls.scrubber), (lambda item: id(item) in self._adopted)
+        self.collection = CollectionHooks(config, settings, adopted, scrubber, self.carry.take)
         self._items: list[pytest.Item] = []
         self._attempts = Attempts()
         self._js: JsEngine | None = None
@@ -281,13 +280,6 @@ class OmkSession:
         from pytest_omk.plugin.xdist.prefetch import make_scheduler
 
         return make_scheduler(config, log, self.settings.concurrency)
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_make_collect_report(self, collector: pytest.Collector) -> Generator[None, Any, Any]:
-        report = yield
-        if report.longrepr is not None:  # a collection error may quote a hostile file name
-            scrub_report(report, self.calls.scrubber)
-        return report
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(

@@ -1,5 +1,5 @@
 """Where a recording lives: its shard directory and the file-name part it takes from its call's
-label (the sample id), made once per label.
+label (the sample id), made once per label; and the scrubbed, capped form its text is stored in.
 
 A recording is named ``<shard>/<slug>-<16 hex>.json`` (:mod:`.files`); the slug is the label
 scrubbed of the run's secrets and rendered in lower-case ASCII. No pytest here.
@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
+from pytest_omk._util.stored_text import cap_strings
 from pytest_omk.recordings.files import shard_dir, slugged_name, slugify
 from pytest_omk.recordings.scrub import Scrubber
 
@@ -73,6 +75,11 @@ class RecordingPaths:
     def redactor(self) -> Scrubber:
         """The scrubber of the current secrets."""
         return self.naming().scrubber
+
+    def stored(self, value: Mapping[str, Any]) -> Any:
+        """``value`` as a recording stores it: the secrets scrubbed, every string cut to the cap of
+        :mod:`pytest_omk._util.stored_text`."""
+        return cap_strings(self.redactor().data(dict(value)))
 
     def path_name(self, kind: str, key: str, label: str) -> str:
         """The recording's path, as a string."""

@@ -18,7 +18,6 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from pytest_omk._util.stored_text import cap_strings
 from pytest_omk.errors import ReplayMissError
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
@@ -76,7 +75,6 @@ class RecordingStore:
             self.directory or Path(), (*secrets, *secrets_from_env(self.environment))
         )
         self._warn_callback = warn
-        # Every file operation goes through the tree: no link leaving it is read or written.
         self._tree = RecordingTree(self.directory or Path())
         self._index = RecordingIndex(self._tree) if self.directory is not None else None
         self._reader = DocumentReader(mode, self._warn, self._tree)
@@ -147,12 +145,11 @@ class RecordingStore:
         path = self._paths.path(kind, key, label)
         file = relative_source(source, self.directory)
         document = build_document(
-            kind, key, redactor.text(label), self._stored(identity), self._stored(payload), file
+            kind, key, redactor.text(label), self._paths.stored(identity), self._paths.stored(payload), file
         )
         content = render(document)
-        unchanged, previous = (
-            self._reader.replacing(path, content) if self.mode in ("all", "rewrite") else (False, None)
-        )
+        rewriting = self.mode in ("all", "rewrite")
+        unchanged, previous = self._reader.replacing(path, content) if rewriting else (False, None)
         if unchanged:
             # Same answer again: keep the file and its date, so git shows no churn (``rewrite``
             # marks it used by its modification time, see pytest_omk.recordings.modes).
@@ -278,15 +275,11 @@ class RecordingStore:
         check_kind(kind)
         check_identity(identity)
         key = recording_key(kind, identity)
-        stored = functools.cache(lambda: json.loads(canonical_json(self._stored(identity))))
+        stored = functools.cache(lambda: json.loads(canonical_json(self._paths.stored(identity))))
         wanted = Wanted(kind, key, identity, stored)
         return self._reader.find(
             self._paths.path_name(kind, key, label), wanted, lambda: self._listing(kind).get(key[:16], ())
         )
-
-    def _stored(self, value: Mapping[str, Any]) -> Any:
-        """``value`` as a recording stores it: secrets scrubbed, every string cut to the cap."""
-        return cap_strings(self._paths.redactor().data(dict(value)))
 
     def _after_write(self, kind: str, key: str, path: Path) -> None:
         if self._index is not None and self._index.added(kind, key, path):

@@ -26,6 +26,8 @@ from tests.support import FakeCommand, OmkRun, executor_arg, load_report, report
 probe = pytest.mark.probe
 SCHEMA = "omk.eval-sample-set/v2"
 FAST = ("-p", "no:hypothesispytest", "-p", "no:anyio", "--color=no")
+APP_ANSWERS = ("--omk-app-record=answers", "--omk-app-digest=version:1")
+"""The scripted command is an app under test: its whole answers are recorded only when asked."""
 GUARD_SECONDS = 60
 GUARD_BYTES = 3 * 1024**3
 """Address space of a guarded run: ample for pytest, far below what reading /dev/zero reaches."""
@@ -60,7 +62,9 @@ def recorded(pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeComma
         },
     )
     executor = executor_arg(fake_command.script({"*": {"output": "fine", "costUSD": 0.25}}))
-    first = omk_run(executor, "--omk-judge=none", "--omk-recordings=recs", "--omk-record-mode=new_episodes")
+    first = omk_run(
+        executor, "--omk-judge=none", "--omk-recordings=recs", *APP_ANSWERS, "--omk-record-mode=new_episodes"
+    )
     assert first.ret == 0, first.stdout.str()
     [path] = (pytester.path / "recs" / "execute").rglob("*.json")
     return executor, path
@@ -72,6 +76,7 @@ def replay(pytester: pytest.Pytester, executor: str, *, guarded: bool = False) -
         executor,
         "--omk-judge=none",
         "--omk-recordings=recs",
+        *APP_ANSWERS,
         "--omk-record-mode=none",
         "--omk-report=r.json",
     )
@@ -175,6 +180,7 @@ def test_a_broken_recording_in_a_local_mode_warns_runs_live_and_writes_the_repor
         executor,
         "--omk-judge=none",
         "--omk-recordings=recs",
+        *APP_ANSWERS,
         "--omk-record-mode=new_episodes",
         "--omk-report=r.json",
     )
@@ -202,7 +208,9 @@ def test_a_symlinked_shard_directory_is_neither_written_nor_swept(
     shard.rmdir()
     shard.symlink_to(outside, target_is_directory=True)
 
-    result = omk_run(executor, "--omk-judge=none", "--omk-recordings=recs", "--omk-record-mode=new_episodes")
+    result = omk_run(
+        executor, "--omk-judge=none", "--omk-recordings=recs", *APP_ANSWERS, "--omk-record-mode=new_episodes"
+    )
     assert stale.exists(), "the sweep deleted a file outside the recordings tree"
     assert sorted(p.name for p in outside.iterdir()) == [stale.name], (
         "a recording was written outside the tree"
@@ -238,7 +246,9 @@ def test_rewrite_never_deletes_through_a_linked_directory(
     stamp = time.time() - 3600
     os.utime(victim, (stamp, stamp))
     (path.parent.parent / shard).symlink_to(outside, target_is_directory=True)
-    result = omk_run(executor, "--omk-judge=none", "--omk-recordings=recs", "--omk-record-mode=rewrite")
+    result = omk_run(
+        executor, "--omk-judge=none", "--omk-recordings=recs", *APP_ANSWERS, "--omk-record-mode=rewrite"
+    )
     result.assert_outcomes(passed=1)
     assert victim.exists(), "rewrite deleted a file outside the recordings tree"
 

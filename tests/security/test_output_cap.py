@@ -52,6 +52,8 @@ def test_two_huge_outputs_are_stored_capped_and_graded_whole(
         "--omk-judge=none",
         "--omk-record-mode=new_episodes",
         "--omk-recordings=recs",
+        "--omk-app-record=answers",  # the scripted command is an app: its answers recorded on request
+        "--omk-app-digest=version:1",
         "--omk-report=r.json",
         "--omk-html=report.html",
         "--html=page.html",

@@ -27,6 +27,8 @@ from tests.support import FakeCommand, OmkRun, executor_arg, judge_reply, write_
 
 probe = pytest.mark.probe
 SCHEMA = "omk.eval-sample-set/v2"
+APP_ANSWERS = ("--omk-app-record=answers", "--omk-app-digest=version:1")
+"""The scripted command is an app under test: its whole answers are recorded only when asked."""
 FAST = ("-p", "no:hypothesispytest", "-p", "no:anyio", "--color=no")
 
 RAW_CONTROLS = {
@@ -189,7 +191,7 @@ def test_no_sink_shows_a_secret_or_a_raw_control_under_any_mode(
     mode: tuple[str, ...],
 ) -> None:
     executor, judge = hostile_samples(pytester, fake_command, fake_judge, run_secrets.echoed())
-    record = ("--omk-record-mode=new_episodes", "--omk-recordings=recs")
+    record = ("--omk-record-mode=new_episodes", "--omk-recordings=recs", *APP_ANSWERS)
     first = omk_run(executor, judge, *record)
     assert first.ret == pytest.ExitCode.TESTS_FAILED, first.stdout.str()
     tamper_a_recording_name(pytester.path / "recs")
@@ -299,7 +301,7 @@ def test_recording_warnings_escape_control_characters_in_local_modes(
         },
     )
     executor = executor_arg(fake_command.script({"*": "fine"}))
-    record = ("--omk-judge=none", "--omk-recordings=recs")
+    record = ("--omk-judge=none", "--omk-recordings=recs", *APP_ANSWERS)
     assert omk_run(executor, *record, "--omk-record-mode=new_episodes").ret == 0
     hostile = tamper_a_recording_name(pytester.path / "recs")
     result = pytester.runpytest_subprocess(*FAST, executor, *record, f"--omk-record-mode={mode}", "-rA")
