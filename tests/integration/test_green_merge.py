@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.integration.conftest import OmkRun, sample, write_sample_set
+from tests.support import OmkRun, sample, write_sample_set
 
 FAILING_TEST = "def test_ok():\n    assert True\n\ndef test_broken():\n    assert False\n"
 

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.integration.conftest import (
+from tests.support import (
     FakeCommand,
     OmkRun,
     judge_reply,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.integration.conftest import NO_EXECUTOR, OmkRun, sample, write_sample_set
+from tests.support import NO_EXECUTOR, OmkRun, sample, write_sample_set
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
