@@ -44,6 +44,8 @@ class Settings:
     code_quality: str | None = None
     """``--omk-code-quality``: where GitLab's code-quality report is written."""
     record_mode: RecordMode = "new_episodes"
+    record_mode_note: str | None = None
+    """Why the mode is not the ini file's (``CI`` set it aside), shown in the run's header."""
     recordings: str | None = None
     concurrency: int = 8
     retries: int = 3

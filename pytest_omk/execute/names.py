@@ -7,7 +7,7 @@ the run-result models and import asyncio before its first test.
 
 from __future__ import annotations
 
-BUILTIN_EXECUTORS = ("openai", "anthropic", "echo", "agent")
+BUILTIN_EXECUTORS = ("openai", "anthropic", "echo", "agent", "agent:openai", "agent:anthropic")
 """Specs naming a built-in executor (``agent:openai``/``agent:anthropic`` are forms of ``agent``)."""
 
 

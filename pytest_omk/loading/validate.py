@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+import re
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
@@ -202,7 +204,9 @@ def _message(error: Any, data_path: list[str | int]) -> str:
     if kind == "union_tag_invalid":
         tag = error.get("ctx", {}).get("tag")
         expected = error.get("ctx", {}).get("expected_tags", "")
-        return f"unknown assertion type {tag!r}; allowed types: {expected}"
+        close = difflib.get_close_matches(str(tag), re.findall(r"'([^']+)'", str(expected)), n=1)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        return f"unknown assertion type {tag!r}; {hint}allowed types: {expected}"
     if kind == "union_tag_not_found":
         return 'an assertion needs a "type"'
     for prefix in ("Value error, ", "Assertion failed, "):

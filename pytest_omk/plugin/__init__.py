@@ -10,9 +10,10 @@ import pytest
 
 from pytest_omk.plugin import hookspecs
 from pytest_omk.plugin.collector import RecordCollector, record_collector_key
+from pytest_omk.plugin.config_checks import check_command_line, check_ini_keys, check_system_prompt
 from pytest_omk.plugin.discovery import collect_file
 from pytest_omk.plugin.nodes import SampleItem, SplitDirectory, release_collected, sample_host_key, shown_key
-from pytest_omk.plugin.options import add_options, settings_from_config
+from pytest_omk.plugin.options import add_options, ini_names, settings_from_config, value_flags
 from pytest_omk.plugin.session import NO_EXECUTOR, OmkSession
 
 explicit_files_key = pytest.StashKey[set[Path]]()
@@ -41,12 +42,16 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_omk.plugin.run_info import RunInfo
 
         config.pluginmanager.register(RunInfo(), "omk-run-info")
+    check_command_line(config, value_flags())
+    check_ini_keys(config, ini_names())
     settings = settings_from_config(config)
+    check_system_prompt(config, settings)
     session = OmkSession(config, settings)
     config.stash[sample_host_key] = session
     config.stash[shown_key] = lambda text: session.calls.scrubber.terminal(text)
     config.pluginmanager.register(session, "omk-session")
     config.pluginmanager.register(session.collection, "omk-collection")
+    config.pluginmanager.register(session.usage_errors, "omk-usage-errors")
     from pytest_omk.plugin.xdist.status import register as register_xdist_status
 
     register_xdist_status(config, session.calls.progress, settings.status_interval)
@@ -145,6 +150,13 @@ def _register_explicit_samples(config: pytest.Config, session: OmkSession) -> No
         config.args = [*config.args, *extra] if explicit_args else extra
     else:
         config.args = [*config.args, *extra]  # beside testpaths (or the current directory)
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """A line when ``CI`` set the ini file's record mode aside."""
+    host = config.stash.get(sample_host_key, None)
+    note = host.settings.record_mode_note if host is not None else None
+    return [note] if note else []
 
 
 @pytest.hookimpl(trylast=True)

@@ -297,3 +297,37 @@ def drop_lineless_entries(exc: BaseException) -> int:
             else:
                 entry = entry.tb_next
     return dropped
+
+
+def ini_keys(config: pytest.Config) -> set[str]:
+    """The keys the ini file and ``-o`` set, known to pytest or not.
+
+    Private: ``Config._inicfg``; ``getini`` answers only for registered keys, and the public
+    ``Config.inicfg`` is deprecated (pytest 9.2). Checked on 9.0.2 and 9.2.
+    """
+    return set(getattr(config, "_inicfg", {}))
+
+
+def setup_with_every_option(config: pytest.Config, args: Sequence[str]) -> tuple[Path, Path | None] | None:
+    """The rootdir and ini file pytest would choose for ``args`` had it known every plugin's options.
+
+    pytest picks them from its first parse of the command line, before plugins are loaded, so the
+    value of a plugin option written with a space (``--omk-baseline /x/b.json``) is taken for a
+    test path there. Private: ``Config._parser`` (by now it knows every option) and
+    ``findpaths.determine_setup``, called as ``Config.parse`` calls it. ``None`` when the arguments
+    do not parse (pytest reports that itself).
+    """
+    from _pytest.config.findpaths import determine_setup
+
+    try:
+        known = config._parser.parse_known_args(list(args))
+        rootpath, inipath, _, _ = determine_setup(
+            inifile=known.inifilename,
+            override_ini=known.override_ini,
+            args=[str(arg) for arg in known.file_or_dir],
+            rootdir_cmd_arg=known.rootdir or None,
+            invocation_dir=config.invocation_params.dir,
+        )
+    except (pytest.UsageError, OSError, ValueError):
+        return None
+    return rootpath, inipath

@@ -56,7 +56,7 @@ class ModelUnderTest:
             executor = self._build(self.answerer)
         except ConfigError as exc:
             self.close()
-            raise pytest.UsageError(f"omk: {exc}") from None
+            raise pytest.UsageError(f"omk: {_where(self.answerer)}{exc}") from None
         self.config.stash[answerer_key] = self.answerer
         return executor
 
@@ -146,3 +146,12 @@ class ModelUnderTest:
 
 def _is_command(answerer: Answerer) -> bool:
     return answerer.source in ("command line", "ini") and not (answerer.spec or "").startswith("python:")
+
+
+def _where(answerer: Answerer) -> str:
+    """Which option named what could not be built (the hook and the fixture name themselves)."""
+    if answerer.source == "command line":
+        return f"--omk-executor {answerer.spec}: "
+    if answerer.source == "ini":
+        return f"ini key omk_executor {answerer.spec}: "
+    return ""

@@ -54,6 +54,10 @@ class SampleHost(Protocol):
         """Take over an item the file collected."""
         ...
 
+    def usage_error(self, message: str) -> None:
+        """A usage error found while collecting: raised once collection is finished."""
+        ...
+
     def setup_item(self, item: SampleItem) -> None:
         """The item's setup: wait for its calls."""
         ...
@@ -239,8 +243,16 @@ class SampleFile(pytest.File):
         omk = self.config.stash[sample_host_key]
         try:
             omk.check_file(self, bundle)
+            # Built now, not as pytest asks for them: a usage error (an executor that cannot be
+            # made, an unreadable prompt file) is the run's, raised once collection is over.
+            return list(self._items(omk, bundle))
         except OmkError as exc:
             raise self.CollectError(str(exc)) from None
+        except pytest.UsageError as exc:
+            omk.usage_error(" ".join(str(arg) for arg in exc.args))
+            return []
+
+    def _items(self, omk: SampleHost, bundle: SampleBundle) -> Iterator[SampleItem]:
         fixtureinfo = None
         # With variants each sample is parametrized by them, ``<sample_id>[<NAME>]``, in the order given.
         variants = omk.settings.variants or (None,)

@@ -22,7 +22,7 @@ from pytest_omk.config.shard import parse_shard
 from pytest_omk.errors import ConfigError
 from pytest_omk.execute.pricing import PRICE_LINE, parse_prices
 from pytest_omk.judge.score_schema import JUDGE_RESPONSE_FORMATS
-from pytest_omk.recordings.modes import RECORD_MODES, default_mode
+from pytest_omk.recordings.modes import RECORD_MODES, choose_mode
 
 ListKind = Literal["paths", "args"]
 AUTO_REPEAT_MAX = 10
@@ -143,6 +143,16 @@ OPTIONS: tuple[Option, ...] = (
 )  # fmt: skip
 
 
+def value_flags() -> tuple[str, ...]:
+    """The flags that take a value (``--omk-report PATH`` ...), not the switches."""
+    return tuple(opt.flag for opt in OPTIONS if opt.cli and opt.convert is not boolean)
+
+
+def ini_names() -> tuple[str, ...]:
+    """Every ini key of the plugin."""
+    return tuple(opt.ini_name for opt in OPTIONS)
+
+
 def _help(opt: Option) -> str:
     """The help line, with the default when there is one (``--help`` shows it)."""
     if opt.default in (None, False):
@@ -203,7 +213,7 @@ def settings_from_config(config: pytest.Config) -> Settings:
         raise pytest.UsageError(f"omk: {exc}") from None
     values["agent_env"] = _variable_names(values["agent_env"] or ())
     values["variants"] = _variants(config, values.pop("variant") or ())
-    values["record_mode"] = default_mode(values["record_mode"], os.environ)
+    values["record_mode"], values["record_mode_note"] = _record_mode(config)
     try:
         values["shard"] = parse_shard(values["shard"]) if values["shard"] else None
     except ConfigError as exc:
@@ -239,6 +249,22 @@ def _variable_names(names: list[str] | tuple[str, ...]) -> tuple[str, ...]:
                 f"(letters, digits and _, not starting with a digit), not {name!r}"
             )
     return tuple(names)
+
+
+def _record_mode(config: pytest.Config) -> tuple[str, str | None]:
+    """The record mode (``recordings.modes.choose_mode``) and a note when CI set the ini's aside."""
+    cli = config.getoption("omk_record_mode", default=None)
+    try:
+        choice = choose_mode(cli, config.getini("omk_record_mode") or None, os.environ)
+    except ValueError as exc:
+        raise pytest.UsageError(f"omk: {exc}") from None
+    note = None
+    if choice.ignored_ini:
+        note = (
+            f"omk: CI is set, so ini key omk_record_mode = {choice.ignored_ini} is ignored and every call "
+            "replays (--omk-record-mode or OMK_RECORD_MODE records in CI)"
+        )
+    return choice.mode, note
 
 
 def _variants(config: pytest.Config, specs: list[str] | tuple[str, ...]) -> tuple[Variant, ...]:

@@ -25,6 +25,7 @@ from pytest_omk.plugin.gc_policy import young_collections_spaced
 from pytest_omk.plugin.planning import Planner
 from pytest_omk.plugin.safety import scrub_report
 from pytest_omk.plugin.savings import CarryPlan, run_grader
+from pytest_omk.plugin.usage_errors import UsageErrors
 from pytest_omk.plugin.wiring import CallWiring
 from pytest_omk.run.launcher import Launcher, RunsFuture
 
@@ -66,6 +67,7 @@ class OmkSession:
         self.carry = CarryPlan(config, settings, self._adopted, self.calls)
         scrubber, adopted = (lambda: self.calls.scrubber), (lambda item: id(item) in self._adopted)
         self.collection = CollectionHooks(config, settings, adopted, scrubber, self.carry.take)
+        self.usage_errors = UsageErrors(config)
         self._items: list[pytest.Item] = []
         self._attempts = Attempts()
         self._js: JsEngine | None = None
@@ -95,6 +97,10 @@ class OmkSession:
     def adopt(self, item: SampleItem) -> None:
         """A sample file hands over each item it collected."""
         self._adopted[id(item)] = item
+
+    def usage_error(self, message: str) -> None:
+        """A usage error found while collecting: raised once collection is finished."""
+        self.usage_errors.defer(message)
 
     # --- running ------------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -41,13 +42,42 @@ def running_in_ci(environ: Mapping[str, str]) -> bool:
     return environ.get("CI", "").strip().lower() not in _FALSE_WORDS
 
 
-def default_mode(given: str | None, environ: Mapping[str, str]) -> RecordMode:
-    """The mode given, else ``none`` in CI (a CI run never pays for a call by accident), else ``new_episodes``."""
-    if given:
-        if given not in RECORD_MODES:
-            raise ValueError(f"record mode {given!r} is not one of {', '.join(RECORD_MODES)}")
-        return given
-    return CI_MODE if running_in_ci(environ) else DEFAULT_MODE
+ENV_MODE = "OMK_RECORD_MODE"
+"""The environment variable a CI job sets to record on purpose (``--omk-record-mode`` wins over it)."""
+
+
+@dataclass(frozen=True)
+class ModeChoice:
+    """The run's record mode, where it came from, and an ini value set aside in CI."""
+
+    mode: RecordMode
+    source: str
+    """``--omk-record-mode``, ``OMK_RECORD_MODE``, ``ini key omk_record_mode`` or ``default``."""
+    ignored_ini: str | None = None
+    """The ini file's mode when ``CI`` set it aside (ini files are for local runs)."""
+
+
+def choose_mode(cli: str | None, ini: str | None, environ: Mapping[str, str]) -> ModeChoice:
+    """The record mode: the command line's, else ``OMK_RECORD_MODE``, else the ini file's, else
+    ``new_episodes``. Under ``CI`` the ini value is set aside and the default is ``none``: a CI run
+    makes live calls only when its job asks for them (a flag or the variable), never because of a
+    value in the project's ini file that was written for local runs. Raises :class:`ValueError`
+    naming the source for a mode that is not one of :data:`RECORD_MODES`."""
+    ci = running_in_ci(environ)
+    env = environ.get(ENV_MODE, "").strip() or None
+    for source, given in (("--omk-record-mode", cli), (ENV_MODE, env)):
+        if given:
+            return ModeChoice(_checked(given, source), source)
+    if ini and not ci:
+        return ModeChoice(_checked(ini, "ini key omk_record_mode"), "ini key omk_record_mode")
+    return ModeChoice(CI_MODE if ci else DEFAULT_MODE, "default", ignored_ini=ini if ci else None)
+
+
+def _checked(mode: str, source: str) -> RecordMode:
+    for known in RECORD_MODES:
+        if mode == known:
+            return known
+    raise ValueError(f"{source} must be one of {', '.join(RECORD_MODES)}, not {mode!r}")
 
 
 def replays(mode: str) -> bool:

@@ -73,18 +73,20 @@ def docs_conftest() -> str:
     """The conftest implementing ``pytest_omk_make_executor`` exactly as docs/executors.md shows it."""
     text = (DOCS / "executors.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
-    found = [block for block in blocks if "def pytest_omk_make_executor" in block]
+    found: list[str] = [block for block in blocks if "def pytest_omk_make_executor" in block]
     assert found, "docs/executors.md shows no conftest implementing pytest_omk_make_executor"
     return found[0]
 
 
 @pytest.mark.parametrize("xdist", [False, True], ids=["alone", "n2"])
 def test_disabling_the_plugin_next_to_a_conftest_from_the_docs_works(
-    pytester: pytest.Pytester, omk_run: OmkRun, xdist: bool
+    pytester: pytest.Pytester, xdist: bool
 ) -> None:
     pytester.makeconftest(docs_conftest())
     pytester.makepyfile(test_plain="def test_plain():\n    assert True\n")
-    result = omk_run("-p", "no:omk", *(("-n", "2") if xdist else ()), subprocess=xdist)
+    # Not omk_run: its --omk-* arguments do not exist with the plugin turned off.
+    args = ("-p", "no:omk", "-p", "no:hypothesispytest", "-p", "no:anyio")
+    result = pytester.runpytest_subprocess(*args, "-n", "2") if xdist else pytester.runpytest_inprocess(*args)
     text = result.stdout.str() + result.stderr.str()
     assert "PluginValidationError" not in text and "INTERNALERROR" not in text, text
     result.assert_outcomes(passed=1)
@@ -176,13 +178,12 @@ def test_a_gate_with_no_sample_in_common_with_its_baseline_is_a_usage_error(
     project: pytest.Pytester, omk_run: OmkRun, elsewhere: Path
 ) -> None:
     other = elsewhere / "other.json"
-    document = {"schemaVersion": "pytest-omk.report/v1", "samples": []}
-    document["samples"] = [
+    rows = [
         {"nodeid": f"elsewhere/eval-samples.json::t{i}", "file": "elsewhere/eval-samples.json", "sample_id": f"t{i}",
          "variant": None, "outcome": "passed", "scores": {"composite": 1}}
         for i in range(3)
     ]  # fmt: skip
-    other.write_text(json.dumps(document), encoding="utf-8")
+    other.write_text(json.dumps({"schemaVersion": "pytest-omk.report/v1", "samples": rows}), encoding="utf-8")
     line = usage_line(omk_run(f"--omk-baseline={other}", "--omk-fail-on-regression=0.1"))
     assert "--omk-fail-on-regression" in line and "no sample" in line
 

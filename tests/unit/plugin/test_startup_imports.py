@@ -93,7 +93,7 @@ def test_a_run_with_a_sample_file_starts_the_call_path_while_it_collects(pyteste
 def test_the_builtin_names_are_the_factorys() -> None:
     # The names are listed apart so that checking --omk-executor imports no executor; a name the
     # factory did not know would be run as a command line.
-    assert set(BUILTIN_EXECUTORS) == {*factory._BUILTINS, "agent"}
+    assert set(BUILTIN_EXECUTORS) == {*factory._BUILTINS, *factory._AGENT_SPECS}
 
 
 @pytest.mark.parametrize("package", ["pytest_omk.models", "pytest_omk.loading"])
