@@ -10,14 +10,16 @@ called concurrently while pytest still reports them in its own order.
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from pytest_omk.execute.base import Executor, TransientError
-from pytest_omk.execute.budget import Budget, Role
+from pytest_omk.execute.budget import Budget
 from pytest_omk.execute.progress import CallProgress
 from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy, call_with_retries
+from pytest_omk.models.accounting import CallLog, CallRecord, role_of
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
 from pytest_omk.recordings.endpoints import endpoint_key
@@ -43,58 +45,83 @@ class ModelCalls:
     budget: Budget | None = None
     """The run's spending cap: every live call asks it first (``--omk-budget-usd``/``-tokens``)."""
 
-    def recorded(self, executor: Executor, request: ExecutionRequest) -> ExecutionResult | None:
-        """The recording :meth:`call` would replay for ``request``, without waiting; ``None`` otherwise."""
+    def recorded(
+        self, executor: Executor, request: ExecutionRequest, *, log: CallLog | None = None
+    ) -> ExecutionResult | None:
+        """The recording :meth:`call` would replay for ``request``, without waiting; ``None`` otherwise.
+
+        A recording found is a call answered: it is noted in ``log``.
+        """
         if not executor.records_answers:
             return None
-        return self.store.recorded(
+        result = self.store.recorded(
             executor.id, request, endpoint=executor_endpoint(executor), app=executor.answer_identity
         )
+        if result is not None and log is not None:
+            log.add(CallRecord.answered(role_of(request.purpose), result))
+        return result
 
     async def call(
-        self, executor: Executor, request: ExecutionRequest, *, looked_up: bool = False
+        self,
+        executor: Executor,
+        request: ExecutionRequest,
+        *,
+        looked_up: bool = False,
+        log: CallLog | None = None,
     ) -> ExecutionResult:
         """Answer ``request`` with ``executor``, replaying a recording when the mode allows.
 
         ``looked_up``: :meth:`recorded` has just found no recording for it (not looked up again).
+        ``log``: the sample's call log, where the call is noted once it is answered, or once a
+        live call has failed for good (a replay miss made no call).
         """
-
-        async def attempt() -> ExecutionResult:
-            start = time.perf_counter()
-            # The executor enforces its own timeout; this outer bound only guards against an
-            # executor that ignores it, so a call can never hang the run.
-            try:
-                budget = executor.time_budget or self.timeout
-                result = await asyncio.wait_for(executor.execute(request), budget + 5)
-            except TimeoutError:
-                raise TransientError(f"the call did not finish within {budget:g}s", timed_out=True) from None
-            if result.latencyMs is None:
-                elapsed = round((time.perf_counter() - start) * 1000, 3)
-                result = result.model_copy(update={"latencyMs": elapsed})
-            return result
+        role = role_of(request.purpose)
+        attempt = functools.partial(self._attempt, executor, request)
 
         async def live() -> ExecutionResult:
-            budget = self.budget
-            if budget is None:
-                result, retries = await self._live(attempt)
-            else:
-                role: Role = "judge" if request.purpose == "judge" else "model"
-                result, retries = await budgeted(budget, role, attempt, self._live)
+            try:
+                if self.budget is None:
+                    result, retries = await self._live(attempt)
+                else:
+                    result, retries = await budgeted(self.budget, role, attempt, self._live)
+            except Exception:
+                if log is not None:
+                    log.add(CallRecord(role, failed=True))
+                raise
             # An app under test runs live whatever its model calls did: its result says whether
             # those were all replayed.
             replayed = result.replayed if result.appCalls is not None else False
             return result.model_copy(update={"retries": retries, "replayed": replayed})
 
         if not executor.records_answers:
-            return await live()  # an app under test: its answer is never looked up nor recorded
-        return await self.store.call(
-            executor.id,
-            request,
-            live,
-            endpoint=executor_endpoint(executor),
-            looked_up=looked_up,
-            app=executor.answer_identity,
-        )
+            answer = await live()  # an app under test: its answer is never looked up nor recorded
+        else:
+            answer = await self.store.call(
+                executor.id,
+                request,
+                live,
+                endpoint=executor_endpoint(executor),
+                looked_up=looked_up,
+                app=executor.answer_identity,
+            )
+        if log is not None:
+            log.add(CallRecord.answered(role, answer))
+        return answer
+
+    async def _attempt(self, executor: Executor, request: ExecutionRequest) -> ExecutionResult:
+        """One try of the executor, timed."""
+        start = time.perf_counter()
+        # The executor enforces its own timeout; this outer bound only guards against an
+        # executor that ignores it, so a call can never hang the run.
+        try:
+            budget = executor.time_budget or self.timeout
+            result = await asyncio.wait_for(executor.execute(request), budget + 5)
+        except TimeoutError:
+            raise TransientError(f"the call did not finish within {budget:g}s", timed_out=True) from None
+        if result.latencyMs is None:
+            elapsed = round((time.perf_counter() - start) * 1000, 3)
+            result = result.model_copy(update={"latencyMs": elapsed})
+        return result
 
     async def _live(self, attempt: Callable[[], Awaitable[ExecutionResult]]) -> tuple[ExecutionResult, int]:
         """``attempt`` under the concurrency limit, with retries (counted for the status line)."""

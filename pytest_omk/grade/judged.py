@@ -14,7 +14,7 @@ from pytest_omk.models import AssertionBase
 from pytest_omk.models.assertions import AnswerRelevancy, ContextRecall, Faithfulness, SemanticSimilarity
 from pytest_omk.models.results import Reading
 
-NO_JUDGE = "no judge configured (set --omk-judge, or an OpenAI/Anthropic API key), so this judge-scored check was not run"
+NO_JUDGE = "no judge configured (set --omk-judge), so this judge-scored check was not run"
 
 
 def _judged(a: AssertionBase, ctx: GradeContext) -> Reading:

@@ -26,7 +26,7 @@ from pytest_omk.models.run import SampleRun
 if TYPE_CHECKING:
     from pytest_omk.js.v8 import JsEngine
 
-NO_JUDGE = "not scored: no judge configured (set --omk-judge, or OPENAI_API_KEY / ANTHROPIC_API_KEY)"
+NO_JUDGE = "not scored: no judge configured (set --omk-judge)"
 
 
 class VerdictSettings(Protocol):

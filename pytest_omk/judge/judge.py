@@ -28,6 +28,7 @@ from pytest_omk.judge.readings import assertion_reading, dimension_reading
 from pytest_omk.judge.score_schema import request_format
 from pytest_omk.judge.templates import RUBRIC, TEMPLATES, JudgeTemplate
 from pytest_omk.judge.trace_summary import summarize_execution
+from pytest_omk.models.accounting import CallLog
 from pytest_omk.models.assertions import AnswerRelevancy, ContextRecall, Faithfulness, SemanticSimilarity
 from pytest_omk.models.results import ExecutionResult, Reading
 from pytest_omk.models.run import ExecutionRequest, JudgeOutcome, ResolvedText, SamplePlan
@@ -174,15 +175,16 @@ class LLMJudge:
         )
 
     async def judge(
-        self, plan: SamplePlan, resolved: ResolvedText, execution: ExecutionResult
+        self, plan: SamplePlan, resolved: ResolvedText, execution: ExecutionResult, log: CallLog | None = None
     ) -> JudgeOutcome:
         """Score the sample; a provider failure after retries raises :class:`JudgeError`, and so
-        does (under ``failure=error``) a reply still unusable after one re-ask."""
+        does (under ``failure=error``) a reply still unusable after one re-ask. Every judge call,
+        the re-asks too, is noted in ``log``."""
         jobs, settled = self.plan_jobs(plan, resolved, execution)
-        answers = await self._answers(plan, jobs)
+        answers = await self._answers(plan, jobs, log)
         replies = [_read(job, answer.output) for job, answer in zip(jobs, answers, strict=True)]
         first = answers
-        answers, replies, again = await self._reask(plan, jobs, answers, replies)
+        answers, replies, again = await self._reask(plan, jobs, answers, replies, log)
         asked = [*first, *again]
         rubric_replies: dict[str, list[JudgeReply | str]] = {}
         assertions: dict[int, Reading] = dict(settled)
@@ -211,20 +213,22 @@ class LLMJudge:
             same_model=same_model(execution, asked),
         )
 
-    async def _answers(self, plan: SamplePlan, jobs: Sequence[_Job]) -> list[ExecutionResult]:
+    async def _answers(
+        self, plan: SamplePlan, jobs: Sequence[_Job], log: CallLog | None
+    ) -> list[ExecutionResult]:
         """Every job's answer; a provider failure (after retries) is a :class:`JudgeError`."""
         requests = [self._request(plan, job) for job in jobs]
         # Recorded answers are read at once; only the calls left become tasks. (A replay answers
         # every judge call from its recordings, and a task per call cost more than reading it.)
         results: list[ExecutionResult | BaseException | None] = [
-            self.calls.recorded(self.executor, request) for request in requests
+            self.calls.recorded(self.executor, request, log=log) for request in requests
         ]
         left = [index for index, result in enumerate(results) if result is None]
         # Let every call finish even if one fails: the answers that did come back are recorded and
         # replay on the next run, so a flaky provider does not cost the whole sample's calls again.
         if left:
             asked = await asyncio.gather(
-                *(self.calls.call(self.executor, requests[index], looked_up=True) for index in left),
+                *(self.calls.call(self.executor, requests[index], looked_up=True, log=log) for index in left),
                 return_exceptions=True,
             )
             for index, outcome in zip(left, asked, strict=True):
@@ -251,6 +255,7 @@ class LLMJudge:
         jobs: Sequence[_Job],
         answers: list[ExecutionResult],
         replies: list[JudgeReply | str],
+        log: CallLog | None,
     ) -> tuple[list[ExecutionResult], list[JudgeReply | str], list[ExecutionResult]]:
         """Ask once more where a reply was unusable (whatever ``failure`` says); the new reply counts.
 
@@ -265,7 +270,7 @@ class LLMJudge:
             return answers, replies, []
         # A replicate number past the planned ones: its own recording, the same prompt.
         again = [dataclasses.replace(jobs[i], replicate=jobs[i].replicate + self.repeat) for i in redo]
-        fresh = await self._answers(plan, again)
+        fresh = await self._answers(plan, again, log)
         merged, read = list(answers), list(replies)
         for index, job, answer in zip(redo, again, fresh, strict=True):
             merged[index], read[index] = answer, _read(job, answer.output)

@@ -1,47 +1,34 @@
-"""Which judge to use: an explicit ``--omk-judge`` spec, else one detected from the environment.
+"""Which judge to use: what ``--omk-judge`` / ``omk_judge`` says, never what the environment holds.
 
-Detection (CONTRACT §8): ``openai`` when ``OPENAI_API_KEY`` or ``OPENAI_BASE_URL`` is set (a local
-OpenAI-compatible server needs only the URL), else ``anthropic`` when ``ANTHROPIC_API_KEY`` is set,
-else no judge. ``--omk-judge none`` (or ``off``) turns the judge off even when a key is set, so a
-run can avoid judge costs without unsetting variables the model under test needs.
+An earlier version chose a judge from whichever provider variables were set (``OPENAI_API_KEY``,
+``OPENAI_BASE_URL``, ``ANTHROPIC_API_KEY``). Both ways that went wrong are why it no longer does:
+a CI replay without those variables had no judge, so a recorded failing reading was never read and
+the sample passed; and an app under test that set ``OPENAI_BASE_URL`` for itself switched on a paid
+judge. ``none`` (or ``off``) says "no judge" explicitly.
 """
 
 from __future__ import annotations
-
-from collections.abc import Mapping
 
 DISABLED = frozenset({"none", "off"})
 """Explicit specs meaning "no judge"."""
 
 
-def _is_set(environ: Mapping[str, str], name: str) -> bool:
-    # An exported-but-empty variable (``OPENAI_API_KEY=``) is how people unset things in CI.
-    return bool(environ.get(name, "").strip())
-
-
-def select_judge(spec: str | None, environ: Mapping[str, str]) -> str | None:
+def select_judge(spec: str | None) -> str | None:
     """The judge executor spec to use, or ``None`` for no judge."""
-    if spec is not None and spec.strip():
-        spec = spec.strip()
-        return None if spec.lower() in DISABLED else spec
-    if _is_set(environ, "OPENAI_API_KEY") or _is_set(environ, "OPENAI_BASE_URL"):
-        return "openai"
-    if _is_set(environ, "ANTHROPIC_API_KEY"):
-        return "anthropic"
-    return None
+    if spec is None or not spec.strip():
+        return None
+    spec = spec.strip()
+    return None if spec.lower() in DISABLED else spec
 
 
-def describe_selection(spec: str | None, environ: Mapping[str, str]) -> str:
-    """One line saying which judge was chosen and why (terminal summary, ``--omk-judge`` help)."""
-    chosen = select_judge(spec, environ)
+def describe_selection(spec: str | None) -> str:
+    """One line saying which judge was chosen and why."""
+    chosen = select_judge(spec)
+    if chosen:
+        return f"judge: {chosen} (--omk-judge)"
     if spec is not None and spec.strip():
-        return f"judge: {chosen} (--omk-judge)" if chosen else "judge: off (--omk-judge none)"
-    if chosen == "openai":
-        variable = "OPENAI_API_KEY" if _is_set(environ, "OPENAI_API_KEY") else "OPENAI_BASE_URL"
-        return f"judge: openai (detected from {variable})"
-    if chosen == "anthropic":
-        return "judge: anthropic (detected from ANTHROPIC_API_KEY)"
-    return "judge: none (set --omk-judge, or OPENAI_API_KEY / OPENAI_BASE_URL / ANTHROPIC_API_KEY)"
+        return "judge: off (--omk-judge none)"
+    return "judge: none (set --omk-judge or the ini key omk_judge)"
 
 
 def _same_executor(a: str, b: str) -> bool:

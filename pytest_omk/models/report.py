@@ -164,6 +164,31 @@ class ModelCalls(_Record):
     replayed: int = Field(default=0, ge=0)
 
 
+class RoleUsage(_Record):
+    """The model calls one role made (the model under test, or the judge) and what they used."""
+
+    calls: int = Field(default=0, ge=0)
+    live: int = Field(default=0, ge=0)
+    """Calls that reached the model in this run (answered or failed)."""
+    replayed: int = Field(default=0, ge=0)
+    failed: int = Field(default=0, ge=0)
+    """Live calls that ended without an answer after their retries."""
+    inputTokens: int | None = Field(default=None, ge=0)
+    """Summed over the calls that reported them (``null``: none did)."""
+    outputTokens: int | None = Field(default=None, ge=0)
+    costUSD: Number | None = Field(default=None, ge=0)
+    """Summed over the calls that reported a cost, replayed ones at their recorded cost (``null``: none did)."""
+    costUnknown: int = Field(default=0, ge=0)
+    """Answered calls whose executor reported no cost."""
+
+
+class CallUsage(_Record):
+    """Model calls by who made them: the model under test apart from the judge."""
+
+    model: RoleUsage = Field(default_factory=RoleUsage)
+    judge: RoleUsage = Field(default_factory=RoleUsage)
+
+
 class LayerStats(_Record):
     """A layer's mean and sample standard deviation over the runs."""
 
@@ -246,9 +271,15 @@ class SampleRecord(_WithOptionalKeys):
     execution: ExecutionRecord | None = None
     metadata: dict[str, Any] = Field(default_factory=dict)
     modelCalls: ModelCalls = Field(default_factory=ModelCalls)
+    usage: CallUsage = Field(default_factory=CallUsage)
+    """Every model call made for the sample (an errored one's too), the judge's apart."""
     urls: list[dict[str, Any]] = Field(default_factory=list)
     error: str | None = None
     """Why the sample could not be run (executor, URL or judge failure); ``None`` when it ran."""
+    skipReason: str | None = None
+    """Why the sample was skipped before any call (no executor, unmet ``requires``); ``None`` otherwise."""
+    judgeRecordingsIgnored: bool = False
+    """No judge was configured, but the recordings hold judge readings of this sample."""
     repeats: Repeats | None = None
     skipReason: str | None = None
     """Why the sample did not run when it was skipped by the run itself (``omk budget: ...``)."""

@@ -10,6 +10,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import Field
 
 from pytest_omk.models.report import (
+    CallUsage,
     FormatRefused,
     ModelCalls,
     Number,
@@ -144,13 +145,19 @@ class ReportSummary(_WithOptionalKeys):
         "cutOff",
         "judgeFormatRefused",
         "judgeSameModel",
+        "skipReasons",
+        "judgeRecordingsIgnored",
     )
 
     samples: int = Field(ge=0)
     outcomes: dict[Outcome, Annotated[int, Field(ge=0)]]
     means: SummaryMeans
     modelCalls: ModelCalls
+    """Every model call of the run, the judge's and those of samples that ended in an error too."""
+    usage: CallUsage = Field(default_factory=CallUsage)
+    """The same calls by who made them: the model under test apart from the judge."""
     costUSD: Number | None = Field(ge=0)
+    """What the run's calls cost, the judge's included (``usage`` has each role's part)."""
     judgeReadingsMissing: int = Field(ge=0)
     judgeMissingReasons: dict[str, Annotated[int, Field(ge=1)]] = Field(default_factory=dict)
     """Why judge readings were not scored, with counts."""
@@ -168,3 +175,7 @@ class ReportSummary(_WithOptionalKeys):
     judgeSameModel: list[str] = Field(default_factory=list)
     """Where the judge was the model under test (``'<model>' at <server>``): one model grading its
     own answers."""
+    skipReasons: dict[str, Annotated[int, Field(ge=1)]] = Field(default_factory=dict)
+    """Why samples were skipped before any call, with counts."""
+    judgeRecordingsIgnored: int = Field(default=0, ge=0)
+    """Samples whose recordings hold judge readings that no configured judge read."""

@@ -34,6 +34,8 @@ _NAMES = {
     "RubricEntry": "rubricEntry",
     "ExecutionRecord": "executionRecord",
     "ModelCalls": "calls",
+    "CallUsage": "callUsage",
+    "RoleUsage": "roleUsage",
     "Repeats": "repeats",
     "LayerStats": "layerStats",
     "RunTally": "runTally",

@@ -13,6 +13,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from pytest_omk.models.accounting import CallLog
 from pytest_omk.models.results import ExecutionResult, Reading, ResponseFormatRefusal
 from pytest_omk.models.sample import Sample
 
@@ -175,9 +176,9 @@ class Judge(Protocol):
     """Scores rubric dimensions and judge-scored assertions."""
 
     async def judge(
-        self, plan: SamplePlan, resolved: ResolvedText, execution: ExecutionResult
+        self, plan: SamplePlan, resolved: ResolvedText, execution: ExecutionResult, log: CallLog | None = None
     ) -> JudgeOutcome:
-        """The judge's readings of the rubric and the LLM-scored assertions."""
+        """The judge's readings of the rubric and the LLM-scored assertions (its calls noted in ``log``)."""
         ...
 
     def unscored(self, plan: SamplePlan, why: str) -> JudgeOutcome:

@@ -278,6 +278,10 @@ class RecordCollector:
             xml.add_global_property("omk.cost_usd.total", f"{totals['costUSD']:.6f}")
         for name, value in spend_properties(totals):
             xml.add_global_property(name, value)
+        for role, part in totals["usage"].items():
+            xml.add_global_property(f"omk.{role}.calls.total", str(part["calls"]))
+            if part["costUSD"] is not None:
+                xml.add_global_property(f"omk.{role}.cost_usd.total", f"{part['costUSD']:.6f}")
 
 
 def outcome_of(report: pytest.TestReport) -> str | None:

@@ -27,6 +27,7 @@ from pytest_omk.plugin.safety import scrub_report
 from pytest_omk.plugin.savings import CarryPlan, run_grader
 from pytest_omk.plugin.usage_errors import UsageErrors
 from pytest_omk.plugin.wiring import CallWiring
+from pytest_omk.report.calls_record import record_calls
 from pytest_omk.run.launcher import Launcher, RunsFuture
 
 # The call machinery is imported when a run first needs it: loading the plugin stays cheap.
@@ -171,24 +172,13 @@ class OmkSession:
 
     def setup_item(self, item: SampleItem) -> None:
         """Setup phase: skip, or wait for the item's model calls (failure = ERROR)."""
-        from pytest_omk.report.records import new_record  # imports the report models
-
         if self.calls.model.waits_for_fixture and self._skip_reason(item) is None:
             self._bind_fixture_app(item)
-        executor = self.executor
-        item.omk_record = new_record(
-            nodeid=item.nodeid,
-            file=item.shown_path,
-            sample=item.loaded.sample,
-            variant=item.plan.variant,
-            executor=executor.id if executor is not None else None,
-            model=self.settings.model,
-            order=self.collection.order.get(item.nodeid, 0),
-            line=None if (line := item.reportinfo()[1]) is None else line + 1,
-        )
+        item.omk_record = self._new_record(item)
         self.carry.stamp(item)
         reason = self._skip_reason(item)
         if reason is not None:
+            item.omk_record["skipReason"] = reason
             pytest.skip(reason)
         self._attempts.next_take(item, self.launcher.forget)
         future = self.start(item)
@@ -226,13 +216,40 @@ class OmkSession:
             return str(exc), ""
         except OmkError as exc:
             return "", error_line(item, exc, self.settings, self.js)
+        else:
+            self._note_ignored_judge_recordings(item)
         finally:
+            # Every call made for the sample counts, those of a sample about to error too.
+            record_calls(item.omk_record, self.launcher.logs.get(item.nodeid))
             # The item holds the result now; the future (and its task) need not live to the end,
             # and the next sample in the window may start.
             self.launcher.forget(item.nodeid)
             if self._window is not None:
                 self._window.fill()
         return None
+
+    def _new_record(self, item: SampleItem) -> dict[str, Any]:
+        from pytest_omk.report.records import new_record  # imports the report models
+
+        executor = self.executor
+        return new_record(
+            nodeid=item.nodeid,
+            file=item.shown_path,
+            sample=item.loaded.sample,
+            variant=item.plan.variant,
+            executor=executor.id if executor is not None else None,
+            model=self.settings.model,
+            order=self.collection.order.get(item.nodeid, 0),
+            line=None if (line := item.reportinfo()[1]) is None else line + 1,
+        )
+
+    def _note_ignored_judge_recordings(self, item: SampleItem) -> None:
+        if self.calls.judge_spec is not None:
+            return
+        from pytest_omk.run.live_needs import judged
+
+        if judged([item]) and self.calls.judge_recordings_ignored(item.plan):
+            item.omk_record["judgeRecordingsIgnored"] = True
 
     def grade_item(self, item: SampleItem) -> None:
         """Call phase: grade, report subtests and record the result."""

@@ -23,7 +23,6 @@ from pytest_omk.report.records import (
     assertion_records,
     execution_record,
     judge_provenance,
-    model_calls,
     rubric_records,
 )
 from pytest_omk.report.repeated import repeated_parts
@@ -63,7 +62,6 @@ def fill_record(wire: dict[str, Any], sample: Sample, runs: list[SampleRun], gra
             "rubric": rubric_records(sample, graded.rubric),
             "execution": execution_record(run.execution),
             "urls": list(run.resolved.urls),
-            "modelCalls": model_calls(run),
         }
     parts.update(judge_provenance(runs))
     # The parts are JSON values already, and the rest of the record is in the wire form from

@@ -6,7 +6,6 @@ Built lazily from the run's settings (a run without sample files pays nothing): 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
@@ -54,7 +53,7 @@ class CallWiring:
 
         self.model = ModelUnderTest(config, settings, lambda: self.store, self._agent_options)
         """What answers the samples, and the gateway of an app under test."""
-        self.judge_spec = select_judge(settings.judge, os.environ)
+        self.judge_spec = select_judge(settings.judge)
         warning = same_model_warning(self.judge_spec, settings.judge_model, settings.executor, settings.model)
         if warning and not self.is_worker:
             config.issue_config_time_warning(omk_warning(warning), stacklevel=2)
@@ -206,6 +205,12 @@ class CallWiring:
         # MCP server tokens are secrets too: they must never reach a recording.
         store.add_secrets(self._resolver.secrets)
         return self._resolver
+
+    def judge_recordings_ignored(self, plan: SamplePlan) -> bool:
+        """No judge is configured, yet the recordings hold judge readings of ``plan``'s sample."""
+        if self.judge_spec is not None or self._stages is None:
+            return False
+        return self._stages.calls.store.recorded_for("judge", plan.sample.sample_id, plan.source)
 
     def register_url_sets(self, by_file: dict[Path, list[SamplePlan]]) -> None:
         """Declare each file's selected samples to the URL resolver (its limits are per file)."""

@@ -17,6 +17,7 @@ from pytest_omk.compare.baseline import regression_parts
 from pytest_omk.report.answer_diff import markdown_section as answers_section
 from pytest_omk.report.markdown_text import cell
 from pytest_omk.report.pr_comment import pr_comment_section
+from pytest_omk.report.usage import ROLE_NAMES, role_line
 from pytest_omk.report.view import (
     SCORE_COLUMNS,
     Doc,
@@ -75,6 +76,9 @@ def _totals(document: Doc) -> list[str]:
         + f" · model calls: {calls.get('live', 0)} live, {calls.get('replayed', 0)} replayed"
         + f" · cost {cell(money(summary.get('costUSD')))}",
     ]
+    usage: Doc = summary.get("usage") or {}
+    if (usage.get("judge") or {}).get("calls"):
+        lines += ["", " · ".join(cell(role_line(role, usage[role])) for role in ROLE_NAMES if role in usage)]
     if summary.get("judgeReadingsMissing"):
         lines.append(f"Judge readings missing: {summary['judgeReadingsMissing']}")
     return lines + _spend(summary)

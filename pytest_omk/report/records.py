@@ -15,10 +15,11 @@ from typing import Any
 from pytest_omk._util.stored_text import cap_strings, cap_text
 from pytest_omk.grade.scoring import LAYERS
 from pytest_omk.models import AssertionBase, Sample
+from pytest_omk.models.accounting import ROLES
 from pytest_omk.models.assertions import assertion_layer
 from pytest_omk.models.report import ExecutionRecord, SampleRecord
 from pytest_omk.models.results import ExecutionResult, Reading
-from pytest_omk.models.run import SampleRun
+from pytest_omk.report.calls_record import no_calls
 
 
 def metadata_of(sample: Sample) -> dict[str, Any]:
@@ -133,7 +134,23 @@ def junit_properties(wire: dict[str, Any]) -> list[tuple[str, str]]:
     props.append(("omk.executor", record.executor or ""))
     if record.model:
         props.append(("omk.model", record.model))
-    return props + _execution_properties(record.execution)
+    return props + _execution_properties(record.execution) + _usage_properties(record)
+
+
+def _usage_properties(record: SampleRecord) -> list[tuple[str, str]]:
+    """``omk.<role>.calls|input_tokens|output_tokens|cost_usd`` of each role that made calls."""
+    props = []
+    for role in ROLES:
+        part = getattr(record.usage, role)
+        if not part.calls:
+            continue
+        props.append((f"omk.{role}.calls", str(part.calls)))
+        for name, value in (("input_tokens", part.inputTokens), ("output_tokens", part.outputTokens)):
+            if value is not None:
+                props.append((f"omk.{role}.{name}", str(value)))
+        if part.costUSD is not None:
+            props.append((f"omk.{role}.cost_usd", f"{part.costUSD:.6f}"))
+    return props
 
 
 def _execution_properties(execution: ExecutionRecord | None) -> list[tuple[str, str]]:
@@ -170,20 +187,6 @@ def judge_provenance(runs: Sequence[SampleRun]) -> dict[str, Any]:
     return parts
 
 
-def model_calls(run: SampleRun) -> dict[str, int]:
-    """Live and replayed model calls (executor and judge) of one run; an app under test counts
-    the model calls it made, not itself (it always runs)."""
-    app = run.execution.appCalls
-    if app is not None:
-        live, replayed = app.live, app.replayed
-    else:
-        live, replayed = int(not run.execution.replayed), int(run.execution.replayed)
-    return {
-        "live": live + run.judge.calls - run.judge.replayed,
-        "replayed": replayed + run.judge.replayed,
-    }
-
-
 def new_record(
     *,
     nodeid: str,
@@ -216,8 +219,11 @@ def new_record(
         "execution": None,
         "metadata": metadata_of(sample),
         "modelCalls": {"live": 0, "replayed": 0},
+        "usage": no_calls(),
         "urls": [],
         "error": None,
+        "skipReason": None,
+        "judgeRecordingsIgnored": False,
         "repeats": None,
         "skipReason": None,
         "inputDigest": None,

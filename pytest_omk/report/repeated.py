@@ -14,7 +14,7 @@ from pytest_omk.models import Sample
 from pytest_omk.models.report import AssertionEntry, LayerScores, RubricEntry
 from pytest_omk.models.report import Repeats as RepeatsRecord
 from pytest_omk.models.run import SampleRun
-from pytest_omk.report.records import assertion_records, execution_record, model_calls, rubric_records
+from pytest_omk.report.records import assertion_records, execution_record, rubric_records
 
 
 def repeated_parts(
@@ -29,7 +29,6 @@ def repeated_parts(
             assertion_records(list(sample.assertions or []), graded.readings), repeats.tallies, strict=True
         )
     ]
-    calls = [model_calls(run) for run in runs]
     return {
         "scores": LayerScores.model_validate(repeats.scores).model_dump(mode="json"),
         "assertions": assertions,
@@ -39,7 +38,5 @@ def repeated_parts(
         },
         "execution": execution_record(runs[0].execution),
         "urls": list(runs[0].resolved.urls),
-        # Whole numbers: the builtin sum is exact here (the JavaScript sum is for scores and costs).
-        "modelCalls": {"live": sum(c["live"] for c in calls), "replayed": sum(c["replayed"] for c in calls)},
         "repeats": RepeatsRecord.model_validate(repeats.record).model_dump(mode="json"),
     }

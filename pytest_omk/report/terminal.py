@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from pytest_omk.js.numbers import js_sum, round2, to_fixed
+from pytest_omk.js.numbers import js_sum, round2
 from pytest_omk.report.fit import fit_table
+from pytest_omk.report.usage import total_cost, usage_lines, usage_totals
 from pytest_omk.report.view import money
 
 LAYER_COLUMNS = ("composite", "fact", "behavior", "judge")
@@ -21,8 +22,6 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     for layer in ("assertions", *LAYER_COLUMNS):
         values = [r["scores"][layer] for r in rows if r["scores"][layer] is not None]
         means[layer] = round2(js_sum(values) / len(values)) if values else None
-    # A carried sample (--omk-changed) cost nothing this run: its record is the baseline's.
-    costs = [cost for cost in map(_cost, (r for r in rows if not r.get("carried"))) if cost is not None]
     # Why judge readings are missing, most frequent first, grouped by the readings' cause codes.
     reasons = Counter(
         _reason(entry.get("cause"))
@@ -36,9 +35,10 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         for entry in r["assertions"]
         if entry["status"] == "missing" and _judge_missing(entry)
     )
+    usage = usage_totals(rows)
     # Scores and costs are summed and rounded as the reference does (left to right, toFixed); the
     # counts are whole numbers, which the builtin sum adds exactly.
-    return {
+    totals: dict[str, Any] = {
         "samples": len(rows),
         "outcomes": dict(Counter(r["outcome"] for r in rows)),
         "means": means,
@@ -46,7 +46,8 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
             "live": sum(r["modelCalls"]["live"] for r in rows),
             "replayed": sum(r["modelCalls"]["replayed"] for r in rows),
         },
-        "costUSD": to_fixed(js_sum(costs), 6) if costs else None,
+        "usage": usage,
+        "costUSD": total_cost(usage),
         "judgeReadingsMissing": sum(reasons.values()),
         "judgeMissingReasons": dict(reasons.most_common()),
         **_run_notes(rows),
@@ -66,6 +67,14 @@ def _run_notes(rows: list[dict[str, Any]]) -> dict[str, Any]:
         **({"judgeFormatRefused": dict(sorted(refused.items()))} if refused else {}),
         **({"judgeSameModel": same} if same else {}),
     }
+    # Written only when there is something to say (optional keys of the summary).
+    skipped = Counter(r["skipReason"] for r in rows if r.get("skipReason") and r["outcome"] == "skipped")
+    if skipped:
+        totals["skipReasons"] = dict(skipped.most_common())
+    ignored = sum(1 for r in rows if r.get("judgeRecordingsIgnored"))
+    if ignored:
+        totals["judgeRecordingsIgnored"] = ignored
+    return totals
 
 
 # The human name of each judge cause: the keys of ``judgeMissingReasons`` and the terminal's line.
@@ -168,6 +177,16 @@ def _sample_table(rows: list[dict[str, Any]]) -> list[list[str]]:
     return table
 
 
+def _skip_reasons(totals: dict[str, Any]) -> str:
+    """`` (2 × no executor configured ...)``: why samples were skipped, without ``-rs``."""
+    reasons = totals.get("skipReasons") or {}
+    if not reasons:
+        return ""
+    if len(reasons) == 1:
+        return f" ({next(iter(reasons))})"
+    return " (" + "; ".join(f"{count} × {why}" for why, count in reasons.items()) + ")"
+
+
 def _totals_lines(totals: dict[str, Any]) -> list[str]:
     """The totals: mean per layer, outcome counts, calls and cost, missing judge readings."""
     means = totals["means"]
@@ -176,7 +195,7 @@ def _totals_lines(totals: dict[str, Any]) -> list[str]:
     lines.append(
         f"samples: {totals['samples']}  "
         + "  ".join(
-            f"{k} {counts[k]}"
+            f"{k} {counts[k]}{_skip_reasons(totals) if k == 'skipped' else ''}"
             for k in ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
             if k in counts
         )
@@ -184,6 +203,7 @@ def _totals_lines(totals: dict[str, Any]) -> list[str]:
     calls = totals["modelCalls"]
     cost = totals["costUSD"]
     lines.append(f"model calls: {calls['live']} live, {calls['replayed']} replayed  cost: {money(cost)}")
+    lines.extend(f"  {line}" for line in usage_lines(totals.get("usage") or {}))
     if totals["judgeReadingsMissing"]:
         causes = "; ".join(f"{count} × {why}" for why, count in totals["judgeMissingReasons"].items())
         lines.append(f"judge readings missing: {totals['judgeReadingsMissing']} ({causes})")
@@ -207,5 +227,11 @@ def _notes_lines(totals: dict[str, Any]) -> list[str]:
         lines.append(
             f"warning: the judge is the model under test ({', '.join(totals['judgeSameModel'])}): a model "
             "grading its own answers tends to favour them; judge with another model (--omk-judge-model, --omk-judge)"
+        )
+    ignored = totals.get("judgeRecordingsIgnored")
+    if ignored:
+        lines.append(
+            f"recordings hold judge readings for {ignored} sample{'' if ignored == 1 else 's'} "
+            "that no judge read: set --omk-judge to use them"
         )
     return lines

@@ -14,6 +14,7 @@ from collections.abc import Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any
 
 from pytest_omk.execute.tls import SharedTls
+from pytest_omk.models.accounting import CallLog, RunLedger
 
 if TYPE_CHECKING:
     from pytest_omk.execute.base import Executor
@@ -48,6 +49,10 @@ class Launcher:
         self._tls = SharedTls()
         self.futures: dict[str, RunsFuture] = {}
         """The started samples' runs by item id, until their item takes them."""
+        self.logs: dict[str, CallLog] = {}
+        """The started samples' model calls by item id (every call, the judge's too), until taken."""
+        self.ledger = RunLedger()
+        """Every model call this process made, summed by role: what the run has used so far."""
 
     def runner(self) -> CallRunner:
         """The call loop, started on first use."""
@@ -92,10 +97,11 @@ class Launcher:
             return self.futures[key]
         from pytest_omk.run.pipeline import run_auto, run_repeated
 
+        log = self.logs[key] = CallLog(self.ledger)
         if self._auto is not None and passed is not None:
-            runs = run_auto(plan, self._stages(), self._auto, passed)
+            runs = run_auto(plan, self._stages(), self._auto, passed, log)
         else:
-            runs = run_repeated(plan, self._stages(), self._repeat)
+            runs = run_repeated(plan, self._stages(), self._repeat, log)
         future = self.runner().submit(runs)
         self.futures[key] = future
         progress = self._progress()
@@ -108,8 +114,10 @@ class Launcher:
         return future
 
     def forget(self, key: str) -> None:
-        """Drop a sample's future: its item holds the result now, or a rerun will start afresh."""
+        """Drop a sample's future and call log: its item holds the result now, or a rerun will
+        start afresh."""
         self.futures.pop(key, None)
+        self.logs.pop(key, None)
 
     def cancel_pending(self) -> None:
         """Cancel every call not finished yet (``-x``, Ctrl-C, end of the run loop)."""

@@ -16,6 +16,7 @@ from pytest_omk.execute.base import Executor
 from pytest_omk.execute.calls import ModelCalls
 from pytest_omk.execute.prompt import build_user_prompt
 from pytest_omk.grade.sequential import StopRule
+from pytest_omk.models.accounting import CallLog
 from pytest_omk.models.run import (
     ExecutionRequest,
     Judge,
@@ -77,34 +78,45 @@ class JudgeFailed(JudgeError):
         self.run = run
 
 
-async def run_sample(plan: SamplePlan, stages: Stages) -> SampleRun:
-    """Resolve, execute and judge one sample; infrastructure failures raise (item ERROR)."""
+async def run_sample(plan: SamplePlan, stages: Stages, log: CallLog | None = None) -> SampleRun:
+    """Resolve, execute and judge one sample; infrastructure failures raise (item ERROR).
+
+    ``log``: where the sample's model calls are noted (the model under test's and the judge's).
+    """
     resolved = await stages.resolver.resolve(plan)
     request = build_request(plan, resolved)
-    execution = await stages.calls.call(stages.executor, request)
+    execution = await stages.calls.call(stages.executor, request, log=log)
     judge = JudgeOutcome()
     if stages.judge is not None:
         try:
-            judge = await stages.judge.judge(plan, resolved, execution)
+            judge = await stages.judge.judge(plan, resolved, execution, log)
         except JudgeError as exc:
             unscored = stages.judge.unscored(plan, str(exc))
             raise JudgeFailed(str(exc), SampleRun(execution, unscored, resolved, request)) from exc
     return SampleRun(execution, judge, resolved, request)
 
 
-async def run_repeated(plan: SamplePlan, stages: Stages, times: int) -> list[SampleRun]:
+async def run_repeated(
+    plan: SamplePlan, stages: Stages, times: int, log: CallLog | None = None
+) -> list[SampleRun]:
     """``times`` independent runs of ``plan`` (repeat index 0..times-1), all started at once.
 
     Each run is its own model call (the repeat index is part of the recording key); the shared
     concurrency limit decides how many are in flight. Any run's infrastructure failure raises.
+    Every run's calls are noted in the one ``log``.
     """
     if times == 1:
-        return [await run_sample(plan, stages)]
-    return list(await asyncio.gather(*(run_sample(replace(plan, repeat=i), stages) for i in range(times))))
+        return [await run_sample(plan, stages, log)]
+    runs = (run_sample(replace(plan, repeat=i), stages, log) for i in range(times))
+    return list(await asyncio.gather(*runs))
 
 
 async def run_auto(
-    plan: SamplePlan, stages: Stages, rule: StopRule, passed: Callable[[SampleRun], bool]
+    plan: SamplePlan,
+    stages: Stages,
+    rule: StopRule,
+    passed: Callable[[SampleRun], bool],
+    log: CallLog | None = None,
 ) -> list[SampleRun]:
     """``--omk-repeat auto``: runs with repeat index 0, 1, ... until ``rule`` decides.
 
@@ -119,7 +131,7 @@ async def run_auto(
         start = len(runs)
         wave = rule.next_wave(good, start)
         made = await asyncio.gather(
-            *(run_sample(replace(plan, repeat=start + i), stages) for i in range(wave))
+            *(run_sample(replace(plan, repeat=start + i), stages, log) for i in range(wave))
         )
         for run in made:
             runs.append(run)

@@ -226,9 +226,9 @@ def test_the_judge_is_counted_apart_and_errors_count_their_calls(
     ])  # fmt: skip
     document = load_report(pytester.path / "r.json")
     usage = document["summary"]["usage"]
-    assert usage["model"] == {"calls": 2, "live": 2, "replayed": 0, "inputTokens": 20, "outputTokens": 10,
+    assert usage["model"] == {"calls": 2, "live": 2, "replayed": 0, "failed": 0, "inputTokens": 20, "outputTokens": 10,
                               "costUSD": 0.02, "costUnknown": 0}  # fmt: skip
-    assert usage["judge"] == {"calls": 3, "live": 3, "replayed": 0, "inputTokens": 300, "outputTokens": 30,
+    assert usage["judge"] == {"calls": 3, "live": 3, "replayed": 0, "failed": 0, "inputTokens": 300, "outputTokens": 30,
                               "costUSD": 0.003, "costUnknown": 0}  # fmt: skip
     assert document["summary"]["costUSD"] == 0.023
     samples = report_samples(document)

@@ -10,6 +10,7 @@ from importlib import resources
 from pytest_omk.report.html.details import sample_details
 from pytest_omk.report.html.escape import text
 from pytest_omk.report.html.sections import all_charts
+from pytest_omk.report.usage import ROLE_NAMES, role_summary
 from pytest_omk.report.view import (
     SCORE_COLUMNS,
     Doc,
@@ -74,6 +75,14 @@ def _title(document: Doc) -> str:
     return f"pytest-omk: {summary.get('samples', 0)} samples" + (f" ({counts})" if counts else "")
 
 
+def _usage_facts(summary: Doc) -> list[tuple[str, str]]:
+    """The model under test's calls and the judge's, apart (when the judge made any)."""
+    usage: Doc = summary.get("usage") or {}
+    if not (usage.get("judge") or {}).get("calls"):
+        return []
+    return [(f"{ROLE_NAMES[role]} calls", role_summary(usage[role])) for role in ROLE_NAMES if role in usage]
+
+
 def _header(document: Doc) -> str:
     config: Doc = document.get("config") or {}
     summary: Doc = document.get("summary") or {}
@@ -86,6 +95,7 @@ def _header(document: Doc) -> str:
         ("record mode", config.get("recordMode")),
         ("model calls", f"{calls.get('live', 0)} live, {calls.get('replayed', 0)} replayed"),
         ("cost", money(summary.get("costUSD"))),
+        *_usage_facts(summary),
         ("judge readings missing", summary.get("judgeReadingsMissing", 0)),
         ("written", document.get("createdAt")),
         ("plugin", (document.get("plugin") or {}).get("version")),

@@ -34,6 +34,7 @@ def test_the_run_totals_use_the_javascript_rounding() -> None:
         "modelCalls": {"live": 1, "replayed": 0},
         "scores": {"assertions": 0.125, "fact": None, "behavior": None, "judge": None, "composite": 2.5},
         "execution": {"costUSD": 0.5e-6 + 2**-30},
+        "usage": {"model": {"calls": 1, "live": 1, "costUSD": 0.5e-6 + 2**-30}, "judge": {"calls": 0}},
         "repeats": None,
     }
     totals = summarize([row])

@@ -20,6 +20,19 @@ SUMMARY: dict[str, Any] = {
     "outcomes": {"failed": 1, "passed": 1},
     "means": {"assertions": 4.5, "composite": 4, "fact": None, "behavior": 5, "judge": None},
     "modelCalls": {"live": 1, "replayed": 3},
+    "usage": {
+        role: {
+            "calls": n,
+            "live": live,
+            "replayed": n - live,
+            "failed": 0,
+            "inputTokens": None,
+            "outputTokens": None,
+            "costUSD": cost,
+            "costUnknown": 0,
+        }
+        for role, n, live, cost in (("model", 2, 1, 0.002), ("judge", 2, 0, 0.001))
+    },
     "costUSD": 0.003,
     "judgeReadingsMissing": 1,
     "judgeMissingReasons": {"no judge configured": 1},

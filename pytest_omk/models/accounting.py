@@ -16,7 +16,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:  # loaded with the plugin: no pydantic model yet
+    from pytest_omk.models.results import ExecutionResult
 
 Role = Literal["model", "judge"]
 ROLES: tuple[Role, ...] = ("model", "judge")
@@ -48,8 +51,8 @@ class CallRecord:
         return not self.replayed
 
     @classmethod
-    def answered(cls, role: Role, result: Any) -> CallRecord:
-        """The record of a call answered with ``result`` (an ``ExecutionResult``)."""
+    def answered(cls, role: Role, result: ExecutionResult) -> CallRecord:
+        """The record of a call answered with ``result``."""
         return cls(
             role,
             replayed=bool(result.replayed),

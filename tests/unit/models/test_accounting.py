@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from pytest_omk.execute.accounting import CallLog, CallRecord, RunLedger, Usage, role_of
+from pytest_omk.models.accounting import CallLog, CallRecord, RunLedger, Usage, role_of
 from pytest_omk.models.results import ExecutionResult
 
 
