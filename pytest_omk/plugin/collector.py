@@ -279,6 +279,8 @@ class RecordCollector:
         for name, value in spend_properties(totals):
             xml.add_global_property(name, value)
         for role, part in totals["usage"].items():
+            if not part["calls"]:
+                continue
             xml.add_global_property(f"omk.{role}.calls.total", str(part["calls"]))
             if part["costUSD"] is not None:
                 xml.add_global_property(f"omk.{role}.cost_usd.total", f"{part['costUSD']:.6f}")

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_omk.config.settings import Settings
+from pytest_omk.errors import SampleFailed
 
 if TYPE_CHECKING:
     from pytest_omk.compare.variants import Variant
@@ -90,12 +91,21 @@ class Planner:
         for capability in sample.capability or []:
             marks.append(self._mark("omk_capability", capability, name=capability))
         if sample.tripwire:
+            # Only the model's failure is expected (SampleFailed): an executor failure, a replay
+            # miss, a URL or judge failure is not the model's, and stays an ERROR.
             marks.append(
-                self._mark("xfail", strict=False, reason="tripwire sample: the model is expected to fail")
+                self._mark(
+                    "xfail",
+                    strict=False,
+                    raises=SampleFailed,
+                    reason="tripwire sample: the model is expected to fail",
+                )
             )
         return marks
 
-    def _mark(self, marker: str, /, *args: str, **kwargs: str | bool) -> pytest.MarkDecorator:
+    def _mark(
+        self, marker: str, /, *args: str, **kwargs: str | bool | type[BaseException]
+    ) -> pytest.MarkDecorator:
         # Building marks dominates collecting large files; a run has few distinct values.
         key = (marker, args, tuple(sorted(kwargs.items())))
         if key not in self._marks:

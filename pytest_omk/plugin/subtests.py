@@ -156,3 +156,8 @@ def grade_and_report(item: SampleItem, settings: Settings, js: JsEngine) -> None
     report_checks(item, checked, strict=settings.strict, tripwire=tripwire, lines=lines)
     if graded.failure:
         raise SampleFailed(failure_line(graded, SampleRecord.of(item.omk_record), strict=settings.strict))
+    if checked and all(reading.status == "missing" for _, reading in checked):
+        # Nothing could be graded (no judge for a rubric-only sample, say): never a pass.
+        reason = f"nothing could be graded: {checked[0][1].message}"
+        item.omk_record["skipReason"] = reason
+        pytest.skip(reason)

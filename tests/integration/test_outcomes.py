@@ -417,6 +417,7 @@ def _report_fixture(pytester: pytest.Pytester, fake_command: FakeCommand) -> str
 # Hand-computed (omk-semantics §11): b: flat 1 + 4·4/6 = 3.67, fact 1 + 4·3/4 = 4.00,
 # behavior 1 + 4·1/2 = 3.00, composite (4 + 3) / 2 = 3.50. Means over a and b: assertions
 # (5 + 3.67) / 2 = 4.335, whose double is just below the tie, so 4.33 (half-up on the binary value).
+SKIPPED = "skipped 1 (nothing could be graded: not scored: no judge configured (set --omk-judge))"
 EXPECTED_MEANS = {"assertions": 4.33, "fact": 4.5, "behavior": 4.0, "judge": None, "composite": 4.25}
 
 
@@ -425,7 +426,8 @@ def test_scores_section_rows_and_totals(
 ) -> None:
     spec = _report_fixture(pytester, fake_command)
     result = omk_run(executor_arg(spec), "--omk-retries=0")
-    result.assert_outcomes(passed=2, failed=3, errors=1)
+    # d: its one check (a rubric) could not be graded without a judge: skipped, never passed.
+    result.assert_outcomes(passed=1, failed=3, errors=1, skipped=1)
     result.stdout.fnmatch_lines(
         [
             "=*= omk scores =*=",
@@ -433,10 +435,10 @@ def test_scores_section_rows_and_totals(
             "eval-samples.json::a *passed *5.00 *5.00 *5.00 *- *$0.01 *[0-9]ms *no",
             "eval-samples.json::b *failed *3.50 *4.00 *3.00 *- *$0.02 *[0-9]ms *no",
             "eval-samples.json::c *error *- *- *- *- *- *- *-",
-            "eval-samples.json::d *passed *- *- *- *- *- *[0-9]ms *no",
+            "eval-samples.json::d *skipped *- *- *- *- *- *[0-9]ms *no",
             "",
             "mean: composite 4.25  fact 4.50  behavior 4.00  judge -",
-            "samples: 4  passed 2  failed 1  error 1",
+            f"samples: 4  passed 1  failed 1  error 1  {SKIPPED}",
             # The fake command is an app under test: it runs, and makes no model call of its own.
             "model calls: 0 live, 0 replayed  cost: $0.03",
             "judge readings missing: 1 *",
@@ -453,7 +455,7 @@ def test_quiet_scores_section_keeps_only_totals(
         [
             "=*= omk scores =*=",
             "mean: composite 4.25  fact 4.50  behavior 4.00  judge -",
-            "samples: 4  passed 2  failed 1  error 1",
+            f"samples: 4  passed 1  failed 1  error 1  {SKIPPED}",
             # The fake command is an app under test: it runs, and makes no model call of its own.
             "model calls: 0 live, 0 replayed  cost: $0.03",
         ]
@@ -482,6 +484,8 @@ def test_junit_properties(pytester: pytest.Pytester, omk_run: OmkRun, fake_comma
         "omk.score.behavior.mean": "4.00",
         "omk.score.composite.mean": "4.25",
         "omk.cost_usd.total": "0.030000",
+        "omk.model.calls.total": "4",
+        "omk.model.cost_usd.total": "0.030000",
     }
     executor = junit.cases["eval-samples.json::a"].props["omk.executor"]
     assert executor.startswith("command:") and "omk_command.py" in executor
@@ -501,6 +505,10 @@ def test_junit_properties(pytester: pytest.Pytester, omk_run: OmkRun, fake_comma
         "omk.assertion.2.cost_max": "pass",
         "omk.cost_usd": "0.010000",
         "omk.replayed": "false",
+        "omk.model.calls": "1",
+        "omk.model.input_tokens": "10",
+        "omk.model.output_tokens": "5",
+        "omk.model.cost_usd": "0.010000",
     }
     b = junit.cases["eval-samples.json::b"]
     assert b.props["omk.score.assertions"] == "3.67" and b.props["omk.score.composite"] == "3.50"
@@ -513,7 +521,7 @@ def test_junit_properties(pytester: pytest.Pytester, omk_run: OmkRun, fake_comma
     ]
     assert len(b.failures) == 3  # two failed subtests and the item
     c = junit.cases["eval-samples.json::c"]
-    assert c.props == {**common, "omk.sample_id": "c"}
+    assert c.props == {**common, "omk.sample_id": "c", "omk.model.calls": "1"}  # the failed call counts
     assert c.errors and "backend down" in c.errors[0]
     d = junit.cases["eval-samples.json::d"].props
     assert d["omk.rubric.quality"] == "missing"
@@ -589,13 +597,37 @@ def test_json_report(pytester: pytest.Pytester, omk_run: OmkRun, fake_command: F
     assert report["config"]["executor"] == spec and report["config"]["recordMode"] == "off"
     assert report["summary"] == {
         "samples": 4,
-        "outcomes": {"passed": 2, "failed": 1, "error": 1},
+        "outcomes": {"passed": 1, "failed": 1, "error": 1, "skipped": 1},
         "means": EXPECTED_MEANS,
         "modelCalls": {"live": 0, "replayed": 0},  # the command asked no model through pytest-omk
+        "usage": {
+            # The app's own report: its tokens and cost, and no model call through pytest-omk.
+            "model": {
+                "calls": 0,
+                "live": 0,
+                "replayed": 0,
+                "failed": 0,
+                "inputTokens": 10,
+                "outputTokens": 5,
+                "costUSD": 0.03,
+                "costUnknown": 0,
+            },
+            "judge": {
+                "calls": 0,
+                "live": 0,
+                "replayed": 0,
+                "failed": 0,
+                "inputTokens": None,
+                "outputTokens": None,
+                "costUSD": None,
+                "costUnknown": 0,
+            },
+        },
         "costUSD": 0.03,
         "judgeReadingsMissing": 1,
         "judgeMissingReasons": {"no judge configured": 1},
         "cutOff": 0,
+        "skipReasons": {SKIPPED.removeprefix("skipped 1 (").removesuffix(")"): 1},
     }
     samples = report_samples(report)
     assert [s["sample_id"] for s in report["samples"]] == ["a", "b", "c", "d"]
