@@ -11,7 +11,7 @@ samples only (each layer over the samples that have it in both runs), so selecti
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +58,20 @@ def load_baseline(path: Path) -> dict[str, Any]:
     ):
         raise ConfigError(f"--omk-baseline: {path} has no valid 'samples' list")
     return document
+
+
+def check_overlap(baseline: Mapping[str, Any], nodeids: Iterable[str], *, path: str) -> None:
+    """Refuse a regression gate whose baseline holds none of the selected items: it would compare
+    nothing and pass (:class:`ConfigError`)."""
+    known = [str(row["nodeid"]) for row in baseline["samples"] if isinstance(row.get("nodeid"), str)]
+    selected = list(nodeids)
+    if set(known).isdisjoint(selected):
+        example = f", such as {known[0]}" if known else ""
+        raise ConfigError(
+            f"--omk-fail-on-regression: none of the {len(selected)} selected items is in the baseline "
+            f"{path} ({len(known)} samples{example}), so the gate would compare nothing; give the report "
+            "of these samples as --omk-baseline"
+        )
 
 
 def _key(row: Mapping[str, Any]) -> SampleKey:
@@ -164,6 +178,8 @@ def regression_message(section: Mapping[str, Any]) -> str | None:
 def regression_parts(section: Mapping[str, Any]) -> list[str]:
     """One line per regressed sample or layer of a report's ``baseline`` section."""
     parts: list[str] = []
+    if section.get("threshold") is not None and section.get("matched") == 0:
+        parts.append("no sample of this run is in the baseline (0 matched): the gate compared nothing")
     for r in section.get("regressions") or []:
         where = f" [variant {r['variant']}]" if r.get("variant") else ""
         if r["kind"] == "sample":

@@ -9,12 +9,13 @@ from typing import Any
 import pytest
 
 from pytest_omk.plugin import hookspecs
+from pytest_omk.plugin.collection import NO_EXECUTOR
 from pytest_omk.plugin.collector import RecordCollector, record_collector_key
 from pytest_omk.plugin.config_checks import check_command_line, check_ini_keys, check_system_prompt
 from pytest_omk.plugin.discovery import collect_file
 from pytest_omk.plugin.nodes import SampleItem, SplitDirectory, release_collected, sample_host_key, shown_key
 from pytest_omk.plugin.options import add_options, ini_names, settings_from_config, value_flags
-from pytest_omk.plugin.session import NO_EXECUTOR, OmkSession
+from pytest_omk.plugin.session import OmkSession
 
 explicit_files_key = pytest.StashKey[set[Path]]()
 explicit_dirs_key = pytest.StashKey[set[Path]]()
@@ -82,6 +83,9 @@ def _register_reporting(config: pytest.Config, session: OmkSession) -> None:
     """The controller's record collector and its spending book; a worker's budget ledger."""
     budget, settings = session.calls.budget, session.settings
     if not hasattr(config, "workerinput"):
+        from pytest_omk.plugin.xdist.prefetch import DeepQueues
+
+        config.pluginmanager.register(DeepQueues(settings.concurrency), "omk-xdist-queues")
         # One feature, one plugin object: the records are gathered and published by the controller.
         from pytest_omk.plugin.savings import SavingsBook
 
@@ -105,14 +109,16 @@ def junit_layout(config: pytest.Config, chosen: str) -> str:
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
-    """Who answers the samples and why (``omk: executor ...``), and what is live for an app."""
+    """Who answers the samples and why (``omk: executor ...``), what is live for an app, and a
+    line when ``CI`` set the ini file's record mode aside."""
     from pytest_omk.plugin.answerer import answerer_key
 
+    host = config.stash.get(sample_host_key, None)
+    note = [host.settings.record_mode_note] if host is not None and host.settings.record_mode_note else []
     answerer = config.stash.get(answerer_key, None)
-    if answerer is None:
-        return []
-    settings = config.stash[sample_host_key].settings
-    return answerer.header(settings.record_mode, settings.app_record)
+    if answerer is None or host is None:
+        return note
+    return [*note, *answerer.header(host.settings.record_mode, host.settings.app_record)]
 
 
 def _register_explicit_samples(config: pytest.Config, session: OmkSession) -> None:
@@ -150,13 +156,6 @@ def _register_explicit_samples(config: pytest.Config, session: OmkSession) -> No
         config.args = [*config.args, *extra] if explicit_args else extra
     else:
         config.args = [*config.args, *extra]  # beside testpaths (or the current directory)
-
-
-def pytest_report_header(config: pytest.Config) -> list[str]:
-    """A line when ``CI`` set the ini file's record mode aside."""
-    host = config.stash.get(sample_host_key, None)
-    note = host.settings.record_mode_note if host is not None else None
-    return [note] if note else []
 
 
 @pytest.hookimpl(trylast=True)

@@ -13,6 +13,7 @@ the samples' mocks declare.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,9 @@ from pytest_omk.config.settings import Settings
 from pytest_omk.errors import ConfigError
 from pytest_omk.plugin.gc_policy import collector_paused, freeze_survivors
 from pytest_omk.plugin.safety import check_caps, sandbox_notice, scrub_report
+from pytest_omk.recordings.modes import running_in_ci
+
+NO_EXECUTOR = "no executor configured (set --omk-executor or omk_executor)"
 
 if TYPE_CHECKING:
     from pytest_omk.execute.base import Executor
@@ -44,12 +48,14 @@ class CollectionHooks:
         is_sample: Callable[[pytest.Item], bool],
         scrubber: Callable[[], Scrubber],
         carry: Callable[[list[pytest.Item]], list[pytest.Item]] = lambda items: [],
+        has_executor: Callable[[], bool] = lambda: True,
     ) -> None:
         self._carry = carry
         self._scrubber = scrubber
         self.config = config
         self.settings = settings
         self._is_sample = is_sample
+        self._has_executor = has_executor
         self.order: dict[str, int] = {}
         self.samples = 0
         """How many sample items were collected (a large run freezes what it keeps at its end)."""
@@ -100,6 +106,14 @@ class CollectionHooks:
         self.order = {item.nodeid: index for index, item in enumerate(session.items)}
         # Not by the "omk" keyword: every node's name is a keyword too (a directory named omk).
         self.samples = sum(1 for item in session.items if self._is_sample(item))
+        # Locally a sample without an executor is skipped (the summary says why); in CI a run of
+        # nothing but skips would be green for nothing.
+        ci = running_in_ci(os.environ)
+        if self.samples and ci and not self.config.option.collectonly and not self._has_executor():
+            raise pytest.UsageError(
+                f"omk: {self.samples} sample{'' if self.samples == 1 else 's'} collected but "
+                f"{NO_EXECUTOR}; with CI set that stops the run instead of skipping them"
+            )
         sandbox_notice(self.config, session, self.settings.executor)
 
     @pytest.hookimpl(trylast=True)

@@ -5,6 +5,7 @@ refuses with a reason (two canonical files in one directory, a sample file under
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,17 @@ def collect_file(file_path: Path, parent: pytest.Collector, files: set[Path], di
             )
         return SampleFile.from_parent(parent, path=found, system_file=file_path)
     if name not in CANONICAL_NAMES:
-        return misnamed_sample_file(file_path, parent)
+        misnamed = misnamed_sample_file(file_path, parent)
+        if misnamed is None and near_miss(name):
+            shown = display_path(file_path, parent.config.rootpath)
+            warnings.warn(
+                pytest.PytestWarning(
+                    f"omk: {shown} is not collected: only {' and '.join(CANONICAL_NAMES)} are found by "
+                    f"name (rename it, or pass it with --omk-samples={shown})"
+                ),
+                stacklevel=1,
+            )
+        return misnamed
     if file_path.parent.name == ".omk":
         skill_md = file_path.parent.parent / "SKILL.md"
         # Reached directly (e.g. named on the command line): only a real skill's folder counts.
@@ -85,6 +96,21 @@ class AmbiguousSamples(pytest.File):
 
 
 _SAMPLE_SUFFIXES = (".json", ".yaml", ".yml")
+_NEAR_STEMS = frozenset({"eval-samples", "evals-samples", "eval-sample", "evals-sample", "evalsamples"})
+"""Names a user may have meant as a sample file (compared in lower case, ``_`` read as ``-``)."""
+
+
+def near_miss(name: str) -> bool:
+    """Whether ``name`` looks meant as a sample file but is not a canonical name
+    (``eval-samples.yml``, ``eval_samples.json``, ``evals-samples.yaml`` ...)."""
+    stem, _, suffix = name.rpartition(".")
+    return (
+        f".{suffix}" in _SAMPLE_SUFFIXES
+        and name not in CANONICAL_NAMES
+        and stem.lower().replace("_", "-") in _NEAR_STEMS
+    )
+
+
 _SCHEMA_MARK = b"omk.eval-sample-set/"
 
 

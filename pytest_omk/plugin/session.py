@@ -18,7 +18,7 @@ from pytest_omk.config.settings import Settings
 from pytest_omk.errors import BudgetExhausted, OmkError
 from pytest_omk.grade.sequential import StopRule
 from pytest_omk.plugin.attempts import Attempts, wait_for_runs
-from pytest_omk.plugin.collection import CollectionHooks, check_sample_file
+from pytest_omk.plugin.collection import NO_EXECUTOR, CollectionHooks, check_sample_file
 from pytest_omk.plugin.collector import record_collector_key
 from pytest_omk.plugin.compat import item_level_capture
 from pytest_omk.plugin.gc_policy import young_collections_spaced
@@ -40,7 +40,6 @@ if TYPE_CHECKING:
     from pytest_omk.plugin.xdist.prefetch import WorkerFeed
     from pytest_omk.run.prefetch import PrefetchWindow
 
-NO_EXECUTOR = "no executor configured (set --omk-executor or omk_executor)"
 CALL_PATH_MODULES = ("pytest_omk.run.pipeline", "pytest_omk.execute.openai", "pytest_omk.execute.anthropic")
 """What every run's first wave of calls imports: loaded on the call loop while pytest collects."""
 JUDGE_MODULES = ("pytest_omk.judge.judge",)
@@ -67,7 +66,9 @@ class OmkSession:
         self._adopted: dict[int, SampleItem] = {}
         self.carry = CarryPlan(config, settings, self._adopted, self.calls)
         scrubber, adopted = (lambda: self.calls.scrubber), (lambda item: id(item) in self._adopted)
-        self.collection = CollectionHooks(config, settings, adopted, scrubber, self.carry.take)
+        self.collection = CollectionHooks(
+            config, settings, adopted, scrubber, self.carry.take, has_executor=lambda: self.executor is not None
+        )
         self.usage_errors = UsageErrors(config)
         self._items: list[pytest.Item] = []
         self._attempts = Attempts()
@@ -296,13 +297,6 @@ class OmkSession:
             self._deferred = runnable  # prefetching starts once the fixture's app exists
         else:
             self._prefetch(runnable)
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_xdist_make_scheduler(self, config: pytest.Config, log: Any) -> Any:
-        # Workers can only prefetch what they have been sent: keep their queues deep enough.
-        from pytest_omk.plugin.xdist.prefetch import make_scheduler
-
-        return make_scheduler(config, log, self.settings.concurrency)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(

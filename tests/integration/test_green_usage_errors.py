@@ -185,7 +185,7 @@ def test_a_gate_with_no_sample_in_common_with_its_baseline_is_a_usage_error(
     ]  # fmt: skip
     other.write_text(json.dumps({"schemaVersion": "pytest-omk.report/v1", "samples": rows}), encoding="utf-8")
     line = usage_line(omk_run(f"--omk-baseline={other}", "--omk-fail-on-regression=0.1"))
-    assert "--omk-fail-on-regression" in line and "no sample" in line
+    assert "--omk-fail-on-regression" in line and "none of the 8 selected items is in the baseline" in line
 
 
 # --- 4. typos that ended in "all skipped, exit 0" ------------------------------------------------

@@ -25,6 +25,8 @@ import threading
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
+import pytest
+
 T = TypeVar("T")
 
 
@@ -151,3 +153,15 @@ def make_scheduler(config: Any, log: Any, concurrency: int) -> Any:
                 self._send_tests(node, missing)
 
     return PrefetchLoadScheduling(config, log)
+
+
+class DeepQueues:
+    """The controller's plugin choosing that scheduler (workers can only prefetch what they were sent)."""
+
+    def __init__(self, concurrency: int) -> None:
+        self.concurrency = concurrency
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_make_scheduler(self, config: Any, log: Any) -> Any:
+        """Keep the workers' queues deep enough to start their share of the calls ahead."""
+        return make_scheduler(config, log, self.concurrency)

@@ -8,7 +8,12 @@ from typing import Any
 
 import pytest
 
-from pytest_omk.compare.baseline import compare_with_baseline, load_baseline, regression_message
+from pytest_omk.compare.baseline import (
+    check_overlap,
+    compare_with_baseline,
+    load_baseline,
+    regression_message,
+)
 from pytest_omk.errors import ConfigError
 
 
@@ -122,3 +127,14 @@ def test_variants_are_matched_and_gated_separately() -> None:
     # A report without variants matches no variant item.
     unmatched = compare_with_baseline(rows, _report(_row("s1", "passed", 5.0)), path="b.json", threshold=0.5)
     assert (unmatched["matched"], unmatched["new"], unmatched["notRun"]) == (0, 2, 1)
+
+
+def test_a_gate_whose_baseline_holds_none_of_the_items_is_refused() -> None:
+    baseline = {"samples": [{"nodeid": "other/eval-samples.json::t0", "scores": {}}]}
+    check_overlap(baseline, ["other/eval-samples.json::t0", "test_x.py::test_y"], path="b.json")
+    with pytest.raises(ConfigError, match="none of the 2 selected items is in the baseline b.json"):
+        check_overlap(baseline, ["eval-samples.json::s0", "test_x.py::test_y"], path="b.json")
+    # At the end too: a gate that matched nothing trips instead of passing.
+    section = {"path": "b.json", "matched": 0, "threshold": 0.1, "regressions": []}
+    assert "the gate compared nothing" in str(regression_message(section))
+    assert regression_message({**section, "threshold": None}) is None
