@@ -132,7 +132,7 @@ def test_variants_are_matched_and_gated_separately() -> None:
 def test_a_gate_whose_baseline_holds_none_of_the_items_is_refused() -> None:
     baseline = {"samples": [{"nodeid": "other/eval-samples.json::t0", "scores": {}}]}
     check_overlap(baseline, ["other/eval-samples.json::t0", "test_x.py::test_y"], path="b.json")
-    with pytest.raises(ConfigError, match="none of the 2 selected items is in the baseline b.json"):
+    with pytest.raises(ConfigError, match=r"none of the 2 selected items is in the baseline b\.json"):
         check_overlap(baseline, ["eval-samples.json::s0", "test_x.py::test_y"], path="b.json")
     # At the end too: a gate that matched nothing trips instead of passing.
     section = {"path": "b.json", "matched": 0, "threshold": 0.1, "regressions": []}
