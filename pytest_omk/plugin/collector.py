@@ -19,6 +19,7 @@ from pytest_omk.errors import ConfigError
 from pytest_omk.plugin.answerer import answerer_key
 from pytest_omk.plugin.compat import junit_xml, terminal_width
 from pytest_omk.plugin.gc_policy import collections_deferred, freeze_survivors
+from pytest_omk.plugin.recordings import pruned_line
 from pytest_omk.plugin.wiring import recordings_dir
 from pytest_omk.recordings.scrub import secrets_from_env
 from pytest_omk.report.answer_diff import terminal_lines as answer_changes
@@ -61,6 +62,8 @@ class RecordCollector:
         self.annotations: list[str] = []
         """GitHub workflow commands (``::error file=…``) printed at the end of the summary."""
         """One line per HTML/Markdown report written (or not writable), shown after the scores."""
+        self.pruned: str | None = None
+        """What ``rewrite`` removed, shown after the scores."""
         self.extra_secrets: tuple[str, ...] = ()
         """Secrets beyond the environment's (MCP tokens), scrubbed from the reports too."""
         self._keywords: dict[str, dict[str, Any]] = {}
@@ -196,6 +199,8 @@ class RecordCollector:
             terminalreporter.write_line(written.line, red=written.failed)
         for line in answer_changes(rows):
             terminalreporter.write_line(line)
+        if self.pruned:
+            terminalreporter.write_line(self.pruned)
         # Workflow commands last, each on a line of its own (GitHub reads them from the log).
         for command in self.annotations:
             terminalreporter.write_line(command)
@@ -277,11 +282,15 @@ class RecordCollector:
         self.written = write_reports(document, targets, {*secrets_from_env(os.environ), *self.extra_secrets})
 
     def _prune_unused(self, rows: list[dict[str, Any]]) -> None:
-        """``rewrite``: delete the recordings of the samples that ran which this run did not use."""
+        """``rewrite``: delete the recordings of the samples that ran which this run did not use,
+        and say which (the last lines of the scores section)."""
         directory = recordings_dir(self.config, self.settings)
         plugin = self.config.pluginmanager.get_plugin("omk-recordings")
-        if directory is not None and plugin is not None:
-            plugin.prune(directory, rows, self.settings.rootdir)
+        session = self.config.pluginmanager.get_plugin("omk-session")
+        if directory is None or plugin is None or session is None:
+            return
+        removed = plugin.prune(directory, rows, self.settings.rootdir, session.calls.callers())
+        self.pruned = pruned_line(removed, directory)
 
     def _junit_suite_properties(self, totals: dict[str, Any]) -> None:
         xml = junit_xml(self.config)

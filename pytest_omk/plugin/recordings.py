@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from pytest_omk.recordings.files import RecordingFileError
-from pytest_omk.recordings.modes import relative_source, stale
+from pytest_omk.recordings.modes import Caller, caller_of, relative_source, stale
 from pytest_omk.recordings.tree import RecordingTree
 
 STARTED_KEY = "omk_started_ns"
@@ -49,8 +49,15 @@ class RecordingsPlugin:
     def pytest_configure_node(self, node: Any) -> None:
         node.workerinput[STARTED_KEY] = self.started_ns
 
-    def prune(self, directory: Path, rows: list[dict[str, Any]], rootdir: Path) -> list[Path]:
-        """Delete this run's unused recordings of the samples in ``rows``; return what was removed."""
+    def prune(
+        self, directory: Path, rows: list[dict[str, Any]], rootdir: Path, callers: set[Caller]
+    ) -> list[Path]:
+        """Delete this run's unused recordings of the samples in ``rows``; return what was removed.
+
+        Only the recordings of ``callers`` (the executor, endpoint and model of the model under
+        test and of the judge this run called) are candidates: another model's or another
+        server's recordings of the same samples are not this run's to judge (URL fetches are).
+        """
         ran: set[tuple[str, str]] = set()
         for row in rows:
             file = relative_source(rootdir / str(row.get("file", "")), directory)
@@ -64,5 +71,20 @@ class RecordingsPlugin:
             for path in tree.files(kind):
                 with contextlib.suppress(OSError, RecordingFileError):
                     document = tree.read(path)
-                    documents.append((path, document.file, document.label))
+                    caller = caller_of(document.kind, document.identity)
+                    if caller is None or caller in callers:
+                        documents.append((path, document.file, document.label))
         return [path for path in stale(documents, ran, self.started_ns) if tree.remove(path)]
+
+
+def pruned_line(removed: list[Path], directory: Path) -> str:
+    """``omk: rewrite removed 2 recordings this run did not use: execute/5c/a-....json, ...``."""
+    if not removed:
+        return "omk: rewrite removed no recording (this run used every recording of what it ran)"
+    names = [
+        path.relative_to(directory).as_posix() if path.is_relative_to(directory) else str(path)
+        for path in removed
+    ]
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    count = f"{len(names)} recording{'' if len(names) == 1 else 's'}"
+    return f"omk: rewrite removed {count} this run did not use: {shown}"

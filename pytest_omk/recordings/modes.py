@@ -10,8 +10,10 @@ mode           recorded call           unrecorded call               afterwards
 ``new_episodes`` replayed              live + recorded               nothing removed
 ``all``        live, overwritten       live + recorded               nothing removed
 ``rewrite``    live, overwritten       live + recorded               recordings of the samples
-                                                                     that ran, not used by this
-                                                                     run, are deleted
+                                                                     that ran, by the executor,
+                                                                     endpoint and model that ran,
+                                                                     not used by this run, are
+                                                                     deleted
 ``off``        live                    live                          no store at all
 =============  ======================  ============================  ===========================
 
@@ -107,6 +109,25 @@ def touch(path: Path) -> None:
     """Mark an unchanged recording as used by this run (``rewrite``); best effort."""
     with contextlib.suppress(OSError):
         os.utime(path)
+
+
+Caller = tuple[str, str | None, str | None, str | None]
+"""Who answered a recorded call, as its identity says: ``(kind, executor id, endpoint, model)``."""
+
+
+def caller_of(kind: str, identity: Mapping[str, object]) -> Caller | None:
+    """The :data:`Caller` of a model call's recording; ``None`` for other kinds (URL fetches)."""
+    if kind not in ("execute", "judge"):
+        return None
+    request = identity.get("request")
+    model = request.get("model") if isinstance(request, dict) else None
+    endpoint, executor = identity.get("endpoint"), identity.get("executor")
+    return (
+        kind,
+        executor if isinstance(executor, str) else None,
+        endpoint if isinstance(endpoint, str) else None,
+        model if isinstance(model, str) else None,
+    )
 
 
 def stale(
