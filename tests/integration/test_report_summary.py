@@ -101,8 +101,11 @@ def test_quickstart_summary(
             [f"{means[k]:.2f}" for k in ("composite", "fact", "behavior", "judge")],
         ]
     ]
+    # The judge's calls are most of the bill: shown apart from the model's, and in the total.
     assert sections[0].paragraphs == [
-        "Executor openai (gpt-4o-mini) · judge openai (gpt-4o) · model calls: 0 live, 14 replayed · cost $0.00016"
+        "Executor openai (gpt-4o-mini) · judge openai (gpt-4o) · model calls: 0 live, 14 replayed · cost $0.009",
+        "model under test: 7 calls (0 live, 7 replayed), tokens 275 in / 196 out, $0.00016 · "
+        "judge: 7 calls (0 live, 7 replayed), tokens 2,949 in / 149 out, $0.0089",
     ]
 
 

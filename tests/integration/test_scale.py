@@ -71,7 +71,9 @@ def test_a_recording_made_under_one_rootdir_replays_under_another(
     )
     recordings = pytester.path / "elsewhere" / "rec"  # outside the project, given as an absolute path
     (project / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    args = ("--omk-executor", "echo", "--omk-recordings", str(recordings), "-p", "no:cacheprovider", "-rA")
+    # The = form: written with a space, an existing path is taken for a test path by pytest's
+    # first reading of the command line, which chooses the ini file (a usage error says so).
+    args = ("--omk-executor", "echo", f"--omk-recordings={recordings}", "-p", "no:cacheprovider", "-rA")
     recorded = omk_run(*args, "--omk-record-mode", "new_episodes", "--rootdir", str(project), str(project))
     recorded.assert_outcomes(passed=1)
     # The same files and recordings, but pytest's rootdir one level up.
