@@ -1,8 +1,10 @@
 """``python -m pytest_omk``: tools over report files.
 
 - ``merge report-*.json [-o merged.json]`` merges sharded runs' reports. Exit status as the one run
-  would have had: 0 when every sample passed and the baseline gate held, 1 when a sample failed or
-  errored or the gate tripped, 4 on unusable input (as a usage error).
+  would have had: the worst of the shards' own (a failed ordinary test, a collection or an internal
+  error in any shard counts) and of the merged result (0 when every sample passed and the baseline
+  gate held, 1 when a sample failed or errored or the gate tripped); 4 on unusable input (as a
+  usage error), with one line naming the file and what is wrong.
 - ``render REPORT.json [--html PATH] [--markdown PATH]`` writes the HTML report and the Markdown
   summary of any report file (merged shards included) exactly as the run that wrote it would have;
   0 when written, 1 when a file could not be written, 4 on unusable input.
@@ -79,7 +81,7 @@ def _merge(args: argparse.Namespace) -> int:
     )
     if merged.regression:
         print(merged.regression, file=sys.stderr)
-    return 1 if merged.failed else 0
+    return merged.exit_status
 
 
 def _render(args: argparse.Namespace) -> int:

@@ -39,11 +39,36 @@ def read_report(path: Path) -> dict[str, Any]:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path} is not JSON (line {exc.lineno}: {exc.msg})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path} is not UTF-8 text") from None
+    except RecursionError:
+        raise ConfigError(f"{path} is nested too deeply to be a pytest-omk report") from None
+    if nesting(document) > MAX_DEPTH:
+        raise ConfigError(f"{path} is nested deeper than {MAX_DEPTH} levels: not a pytest-omk report")
     if not isinstance(document, dict) or document.get("schemaVersion") != REPORT_SCHEMA_VERSION:
         raise ConfigError(
             f"{path} is not a pytest-omk report (schemaVersion must be {REPORT_SCHEMA_VERSION!r})"
         )
     return document
+
+
+MAX_DEPTH = 64
+"""A report nests a dozen levels; anything far deeper is not one (and would exhaust the stack)."""
+
+
+def nesting(value: Any) -> int:
+    """How deeply ``value`` nests lists and objects (iteratively: no recursion to exhaust)."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        current, depth = stack.pop()
+        if isinstance(current, dict | list):
+            deepest = max(deepest, depth)
+            if depth <= MAX_DEPTH:
+                stack.extend(
+                    (child, depth + 1)
+                    for child in (current.values() if isinstance(current, dict) else current)
+                )
+    return deepest
 
 
 def load_baseline(path: Path) -> dict[str, Any]:

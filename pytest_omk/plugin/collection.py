@@ -13,6 +13,7 @@ the samples' mocks declare.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable, Generator
 from pathlib import Path
@@ -59,6 +60,8 @@ class CollectionHooks:
         self.order: dict[str, int] = {}
         self.samples = 0
         """How many sample items were collected (a large run freezes what it keeps at its end)."""
+        self.digest: dict[str, Any] | None = None
+        """``{"items", "digest"}`` of the selected items before a shard's cut (when a report is written)."""
         self._recordings_root = (
             (settings.rootdir / settings.recordings).resolve() if settings.recordings else None
         )
@@ -86,6 +89,13 @@ class CollectionHooks:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        # Before the shard is cut: every shard of one run collects the same items, and the JSON
+        # report says which (``merge`` refuses shards of different collections).
+        if self.settings.report:
+            self.digest = collection_digest(items, self._is_sample, Path(config.rootpath))
+            output = getattr(config, "workeroutput", None)
+            if isinstance(output, dict):
+                output[DIGEST_KEY] = self.digest
         # Last, so that the shard is cut from what -k, -m and --lf left: blocks stay even.
         if self.settings.shard is not None:
             selected, deselected = self.settings.shard.split(items)
@@ -121,6 +131,30 @@ class CollectionHooks:
         # After pytest's own collection at unconfigure, which has run the finalizers of the run's
         # garbage with its unraisable-exception hook in place.
         freeze_survivors(self.samples)
+
+
+DIGEST_KEY = "omk_collection"
+"""Where an xdist worker leaves the collection's digest for the controller's report."""
+
+
+def collection_digest(
+    items: list[pytest.Item], is_sample: Callable[[pytest.Item], bool], rootdir: Path
+) -> dict[str, Any]:
+    """The selected items' node ids and the bytes of their sample files, hashed: equal for every
+    shard of one run, different for another selection or an edited sample file."""
+    hasher = hashlib.sha256()
+    files: set[Path] = set()
+    for item in items:
+        hasher.update(item.nodeid.encode("utf-8", "surrogatepass") + b"\n")
+        if is_sample(item):
+            files.add(item.path)
+    for path in sorted(files):
+        try:
+            content = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:
+            content = "unreadable"
+        hasher.update(f"{os.path.relpath(path, rootdir)}\0{content}\n".encode("utf-8", "surrogatepass"))
+    return {"items": len(items), "digest": f"sha256:{hasher.hexdigest()}"}
 
 
 def check_sample_file(

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from pytest_omk import __version__
+from pytest_omk.plugin.collection import DIGEST_KEY
 
 DEPENDENCIES = ("pydantic", "pyyaml", "jsonschema", "httpx", "mcp", "sacrebleu", "pytest-xdist")
 _MESSAGE_LIMIT = 4000
@@ -48,6 +49,16 @@ class RunInfo:
         self._clock = time.perf_counter()
         self.collection_errors: list[dict[str, str]] = []
         self.other: Counter[str] = Counter()
+        self.collection: dict[str, Any] | None = None
+        """A worker's collection digest (under xdist the controller collects nothing itself)."""
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        """Keep the collection digest a worker computed."""
+        output = getattr(node, "workeroutput", None)
+        found = output.get(DIGEST_KEY) if isinstance(output, dict) else None
+        if self.collection is None and isinstance(found, dict):
+            self.collection = found
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         """Keep a failed collection's message for the report."""
@@ -75,4 +86,10 @@ class RunInfo:
             "environment": environment(),
             "collectionErrors": list(self.collection_errors),
             "otherTests": {"total": sum(self.other.values()), **dict(sorted(self.other.items()))},
+            **({"collection": collection} if (collection := self._collection(session)) else {}),
         }
+
+    def _collection(self, session: pytest.Session) -> dict[str, Any] | None:
+        hooks = session.config.pluginmanager.get_plugin("omk-collection")
+        own = getattr(hooks, "digest", None)
+        return self.collection or (own if isinstance(own, dict) else None)

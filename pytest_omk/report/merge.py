@@ -21,6 +21,8 @@ from pytest_omk.config.shard import Shard, parse_shard
 from pytest_omk.errors import ConfigError
 from pytest_omk.models.report import SampleRecord
 from pytest_omk.report.json_report import build_document
+from pytest_omk.report.recompute import recomputed_outcome, worse
+from pytest_omk.report.shard_checks import check_same_collection, check_shard, worst_exit
 from pytest_omk.report.terminal import summarize
 
 _FAILING = ("failed", "error")
@@ -39,6 +41,12 @@ class Merged:
         """Whether the one run would have exited with failures (a failed sample or the gate)."""
         outcomes = self.document["summary"]["outcomes"]
         return self.regression is not None or any(outcomes.get(o) for o in _FAILING)
+
+    @property
+    def exit_status(self) -> int:
+        """The one run's exit status: the worst of the shards' (a failed ordinary test, a collection
+        or internal error included) and of the merged samples and gate."""
+        return worst_exit([1 if self.failed else 0, int(self.document.get("exitStatus", 0))])
 
 
 def _shard_of(path: Path, document: Mapping[str, Any]) -> Shard | None:
@@ -106,7 +114,11 @@ def _check_record(path: Path, sample: Any) -> None:
 def merge_reports(paths: Sequence[Path], *, baseline: Path | None = None, cwd: Path | None = None) -> Merged:
     """Merge the shards' reports at ``paths``; the baseline is read from ``baseline`` or, as the run
     did, from the path in their configuration (relative to ``cwd``)."""
-    reports = order_shards([(path, read_report(path)) for path in paths])
+    read = [(path, read_report(path)) for path in paths]
+    for path, document in read:
+        check_shard(path, document)
+    reports = order_shards(read)
+    check_same_collection(reports)
     rows: list[dict[str, Any]] = [sample for _, document in reports for sample in document["samples"]]
     seen: dict[str, Path] = {}
     for path, document in reports:
@@ -117,6 +129,9 @@ def merge_reports(paths: Sequence[Path], *, baseline: Path | None = None, cwd: P
             seen[sample["nodeid"]] = path
     base = cwd or Path.cwd()
     config = {**reports[0][1]["config"], "shard": None}
+    for row in rows:
+        # Recomputed from the readings: a shard's stated outcome is never trusted to be green.
+        row["outcome"] = worse(row.get("outcome"), recomputed_outcome(row, config))
     baseline_doc = None
     if baseline is not None or config.get("baseline"):
         baseline_doc = load_baseline(baseline or base / str(config["baseline"]))
@@ -132,6 +147,7 @@ def merge_reports(paths: Sequence[Path], *, baseline: Path | None = None, cwd: P
     document = build_document(rows, summarize(rows), config, analysis, python=reports[0][1].get("python"))
     regression = regression_message(analysis["baseline"] or {})
     document.update(merge_run_fields([doc for _, doc in reports], gate_tripped=regression is not None))
+    document["collection"] = reports[0][1]["collection"]
     return Merged(document, regression)
 
 
@@ -145,9 +161,9 @@ def merge_run_fields(documents: Sequence[Mapping[str, Any]], *, gate_tripped: bo
     for doc in documents:
         for name, count in doc.get("otherTests", {}).items():
             other[name] = other.get(name, 0) + int(count)
-    exit_status = max(int(doc["exitStatus"]) for doc in documents)
+    exit_status = worst_exit(int(doc["exitStatus"]) for doc in documents)
     return {
-        "exitStatus": max(exit_status, 1) if gate_tripped else exit_status,
+        "exitStatus": worst_exit([exit_status, 1]) if gate_tripped else exit_status,
         "startedAt": min(str(doc["startedAt"]) for doc in documents),
         "durationS": max(float(doc["durationS"]) for doc in documents),
         "environment": documents[0]["environment"],

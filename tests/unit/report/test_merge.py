@@ -17,7 +17,13 @@ SCORES = {"assertions": 5, "fact": 5, "behavior": None, "judge": None, "composit
 def _shard(path: Path, k: int, score: float) -> Path:
     record = SampleRecord(nodeid=f"f.yaml::s{k}", file="f.yaml", sample_id=f"s{k}", outcome="passed")
     sample = {**record.reported(), "scores": {**SCORES, "composite": score}}
-    document = {"schemaVersion": "pytest-omk.report/v1", "config": {"shard": f"{k}/2"}, "samples": [sample]}
+    document = {
+        "schemaVersion": "pytest-omk.report/v1",
+        "config": {"shard": f"{k}/2"},
+        "summary": {},
+        "samples": [sample],
+        "collection": {"items": 2, "digest": "sha256:" + "0" * 64},
+    }
     path.write_text(json.dumps(document), encoding="utf-8")
     return path
 
