@@ -304,7 +304,8 @@ def test_mcp_observation_with_failing_answers(
             "skill-feedback-shortcut": unconfirmed,
             # a tripwire that trips: xfailed, not failed
             "negative-unreviewed-draft": drafted,
-            # no trace at all: tool assertions are missing evidence, skipped, no scores
+            # no trace at all: tool assertions are missing evidence, no scores: nothing could be
+            # graded, so the sample is skipped (never passed)
             "indirect-correction-await-confirmation": {"output": "no trace"},
         }
     )
@@ -325,7 +326,7 @@ def test_mcp_observation_with_failing_answers(
         "composite": 3.0,
     }
     assert records["negative-unreviewed-draft"]["outcome"] == "xfailed"
-    assert records["indirect-correction-await-confirmation"]["outcome"] == "passed"
+    assert records["indirect-correction-await-confirmation"]["outcome"] == "skipped"
     assert records["indirect-correction-await-confirmation"]["assertions"][0]["status"] == "missing"
     assert records["indirect-correction-await-confirmation"]["scores"]["composite"] is None
     outcomes = {sid: r["outcome"] for sid, r in records.items()}
@@ -333,10 +334,12 @@ def test_mcp_observation_with_failing_answers(
         "direct-explicit-capture": "failed",
         "skill-feedback-shortcut": "failed",
         "skill-feedback-shortcut-no-candidate": "xpassed",
-        "indirect-correction-await-confirmation": "passed",
+        "indirect-correction-await-confirmation": "skipped",
         "indirect-correction-confirmed": "passed",
         "negative-hypothetical-example": "xpassed",
         "negative-unreviewed-draft": "xfailed",
     }
-    result.stdout.fnmatch_lines(["samples: 7  passed 2  failed 2  xfailed 1  xpassed 2"])
+    result.stdout.fnmatch_lines(
+        ["samples: 7  passed 1  failed 2  skipped 1 (nothing could be graded: *)  xfailed 1  xpassed 2"]
+    )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
