@@ -143,7 +143,7 @@ def _register_explicit_samples(config: pytest.Config, session: OmkSession) -> No
         elif path.is_file():
             files.add(path)
         else:
-            raise pytest.UsageError(f"--omk-samples: {path} does not exist")
+            raise pytest.UsageError(f"omk: --omk-samples {path}: no such file or directory")
     config.stash[explicit_files_key] = files
     config.stash[explicit_dirs_key] = dirs
     if not paths or (not cli and explicit_args):

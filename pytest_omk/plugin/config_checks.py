@@ -45,8 +45,8 @@ def check_command_line(config: pytest.Config, flags: Iterable[str]) -> None:
     rootdir, inipath = chosen
     raise pytest.UsageError(
         f"omk: {flag} {value}: pytest read this path as a test path (it reads its command line "
-        f"before the plugin's options), so it used {_setup(config.rootpath, config.inipath)} "
-        f"instead of {_setup(rootdir, inipath)}; write {flag}={value}"
+        f"before the plugin's options), so it chose {_setup(config.rootpath, config.inipath)} instead "
+        f"of {_setup(rootdir, inipath)}; write {flag}={value}"
     )
 
 
@@ -60,7 +60,7 @@ def _spaced_paths(args: list[str], flags: set[str], cwd: Path) -> list[tuple[str
 
 
 def _setup(rootdir: Path, inipath: Path | None) -> str:
-    return f"{'ini file ' + str(inipath) if inipath else 'no ini file'} (rootdir {rootdir})"
+    return f"rootdir {rootdir} with {inipath}" if inipath else f"rootdir {rootdir} without an ini file"
 
 
 def check_ini_keys(config: pytest.Config, known: Iterable[str]) -> None:

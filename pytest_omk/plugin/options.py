@@ -219,7 +219,9 @@ def settings_from_config(config: pytest.Config) -> Settings:
     except ConfigError as exc:
         raise pytest.UsageError(f"omk: {exc}") from None
     if values["fail_on_regression"] is not None and not values["baseline"]:
-        raise pytest.UsageError("--omk-fail-on-regression needs --omk-baseline (the report to compare with)")
+        raise pytest.UsageError(
+            "omk: --omk-fail-on-regression needs --omk-baseline (the report to compare with)"
+        )
     if values["changed"] and not values["baseline"]:
         raise pytest.UsageError(
             "omk: --omk-changed needs --omk-baseline (the report whose results are carried)"
