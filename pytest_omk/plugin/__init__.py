@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from pytest_omk.config.settings import Settings
 from pytest_omk.plugin import hookspecs
 from pytest_omk.plugin.collection import NO_EXECUTOR
 from pytest_omk.plugin.collector import RecordCollector, record_collector_key
@@ -43,10 +44,7 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_omk.plugin.run_info import RunInfo
 
         config.pluginmanager.register(RunInfo(), "omk-run-info")
-    check_command_line(config, value_flags())
-    check_ini_keys(config, ini_names())
-    settings = settings_from_config(config)
-    check_system_prompt(config, settings)
+    settings = _checked_settings(config)
     session = OmkSession(config, settings)
     config.stash[sample_host_key] = session
     config.stash[shown_key] = lambda text: session.calls.scrubber.terminal(text)
@@ -98,6 +96,16 @@ def _register_reporting(config: pytest.Config, session: OmkSession) -> None:
         from pytest_omk.plugin.savings import WorkerSpend
 
         config.pluginmanager.register(WorkerSpend(config, budget), "omk-worker-spend")
+
+
+def _checked_settings(config: pytest.Config) -> Settings:
+    """The run's options, checked as pytest configures: a usage error stops the run before any
+    file is collected or any xdist worker started (see pytest_omk.plugin.config_checks)."""
+    check_command_line(config, value_flags())
+    check_ini_keys(config, ini_names())
+    settings = settings_from_config(config)
+    check_system_prompt(config, settings)
+    return settings
 
 
 def junit_layout(config: pytest.Config, chosen: str) -> str:

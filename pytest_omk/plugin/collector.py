@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_omk.compare.analysis import analyze
-from pytest_omk.compare.baseline import check_overlap, load_baseline, regression_message
+from pytest_omk.compare.baseline import load_baseline, regression_message
 from pytest_omk.errors import ConfigError
 from pytest_omk.plugin.answerer import answerer_key
 from pytest_omk.plugin.compat import junit_xml, terminal_width
+from pytest_omk.plugin.gate import GateCheck
 from pytest_omk.plugin.gc_policy import collections_deferred, freeze_survivors
 from pytest_omk.plugin.recordings import pruned_line
 from pytest_omk.plugin.wiring import recordings_dir
@@ -85,23 +86,8 @@ class RecordCollector:
                 self.baseline = load_baseline(self._path(settings.baseline))
             except ConfigError as exc:
                 raise pytest.UsageError(f"omk: {exc}") from None
-
-    def pytest_collection_finish(self, session: pytest.Session) -> None:
-        """A regression gate whose baseline holds none of the selected items is a usage error."""
-        self._check_gate([item.nodeid for item in session.items])
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_xdist_node_collection_finished(self, node: Any, ids: list[str]) -> None:
-        """The same check under xdist, where the controller learns the items from a worker."""
-        self._check_gate(ids)
-
-    def _check_gate(self, nodeids: list[str]) -> None:
-        if self.baseline is None or self.settings.fail_on_regression is None:
-            return
-        try:
-            check_overlap(self.baseline, nodeids, path=str(self.settings.baseline))
-        except ConfigError as exc:
-            raise pytest.UsageError(f"omk: {exc}") from None
+            if settings.fail_on_regression is not None:
+                config.pluginmanager.register(GateCheck(self.baseline, settings.baseline), "omk-gate")
 
     def _path(self, value: str) -> Path:
         """A path option: absolute when it came from the ini file, else relative to the invocation dir."""

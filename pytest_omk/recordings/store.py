@@ -244,12 +244,9 @@ class RecordingStore:
 
     def recorded_for(self, kind: str, label: str, source: Path | None) -> bool:
         """Whether any recording of ``kind`` was made for sample ``label`` of the file ``source``."""
-        if self._index is None or self.directory is None:
-            return False
-        file = relative_source(source, self.directory)
-        return any(
-            doc.file == file for doc in self._index.documents_of(kind, self._paths.redactor().text(label))
-        )
+        index, file = self._index, relative_source(source, self.directory) if self.directory else None
+        documents = index.documents_of(kind, self._paths.redactor().text(label)) if index else []
+        return any(doc.file == file for doc in documents)
 
     def explain_miss(self, kind: str, identity: Mapping[str, Any], *, label: str = "") -> str:
         """Why nothing replays: the nearest recording for the same executor and what differs."""
