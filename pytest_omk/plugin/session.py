@@ -247,9 +247,9 @@ class OmkSession:
     def _note_ignored_judge_recordings(self, item: SampleItem) -> None:
         if self.calls.judge_spec is not None:
             return
-        from pytest_omk.run.live_needs import judged
-
-        if judged([item]) and self.calls.judge_recordings_ignored(item.plan):
+        sample = item.plan.sample  # judged by a rubric or an LLM-scored assertion (no judge import)
+        asks = bool(sample.rubric) or any(assertion.is_llm for assertion in sample.assertions or [])
+        if asks and self.calls.judge_recordings_ignored(item.plan):
             item.omk_record["judgeRecordingsIgnored"] = True
 
     def grade_item(self, item: SampleItem) -> None:
