@@ -19,7 +19,7 @@ from pytest_omk.execute.base import Executor, TransientError
 from pytest_omk.execute.budget import Budget
 from pytest_omk.execute.progress import CallProgress
 from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy, call_with_retries
-from pytest_omk.models.accounting import CallLog, CallRecord, role_of
+from pytest_omk.models.accounting import CallLog, CallRecord, Role, role_of
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
 from pytest_omk.recordings.endpoints import endpoint_key
@@ -85,7 +85,9 @@ class ModelCalls:
                 else:
                     result, retries = await budgeted(self.budget, role, attempt, self._live)
             except Exception:
-                if log is not None:
+                # A model call that failed for good counts; an app under test that failed made no
+                # call of its own through here (its model calls go through the gateway).
+                if log is not None and executor.records_answers:
                     log.add(CallRecord(role, failed=True))
                 raise
             # An app under test runs live whatever its model calls did: its result says whether

@@ -44,21 +44,32 @@ class CallRecord:
     output_tokens: int | None = None
     cost_usd: float | None = None
     """``None``: the executor reported no cost."""
+    app_calls: tuple[int, int] | None = None
+    """An app under test's answer: the ``(live, replayed)`` model calls it made while it answered,
+    counted instead of the app's own run (it always runs); tokens and cost are what it reported."""
 
     @property
     def live(self) -> bool:
         """Whether the call reached the model now (answered or failed)."""
         return not self.replayed
 
+    def counts(self) -> tuple[int, int]:
+        """The model calls this record stands for: ``(live, replayed)``."""
+        if self.app_calls is not None:
+            return self.app_calls
+        return (0, 1) if self.replayed else (1, 0)
+
     @classmethod
     def answered(cls, role: Role, result: ExecutionResult) -> CallRecord:
         """The record of a call answered with ``result``."""
+        app = result.appCalls
         return cls(
             role,
             replayed=bool(result.replayed),
             input_tokens=result.inputTokens,
             output_tokens=result.outputTokens,
             cost_usd=result.costUSD,
+            app_calls=None if app is None else (app.live, app.replayed),
         )
 
 
@@ -79,15 +90,16 @@ class Usage:
 
     def add(self, record: CallRecord) -> None:
         """Count ``record``."""
-        self.calls += 1
-        self.replayed += record.replayed
-        self.live += record.live
+        live, replayed = record.counts()
+        self.calls += live + replayed
+        self.replayed += replayed
+        self.live += live
         self.failed += record.failed
         self.input_tokens = _plus(self.input_tokens, record.input_tokens)
         self.output_tokens = _plus(self.output_tokens, record.output_tokens)
         if record.cost_usd is not None:
             self.costs.append(record.cost_usd)
-        elif not record.failed:
+        elif not record.failed and live + replayed:
             self.cost_unknown += 1
 
     @classmethod

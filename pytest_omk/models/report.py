@@ -276,13 +276,12 @@ class SampleRecord(_WithOptionalKeys):
     urls: list[dict[str, Any]] = Field(default_factory=list)
     error: str | None = None
     """Why the sample could not be run (executor, URL or judge failure); ``None`` when it ran."""
-    skipReason: str | None = None
-    """Why the sample was skipped before any call (no executor, unmet ``requires``); ``None`` otherwise."""
     judgeRecordingsIgnored: bool = False
     """No judge was configured, but the recordings hold judge readings of this sample."""
     repeats: Repeats | None = None
     skipReason: str | None = None
-    """Why the sample did not run when it was skipped by the run itself (``omk budget: ...``)."""
+    """Why the sample was skipped: before any call (no executor, unmet ``requires``, the budget:
+    ``omk budget: ...``), or because none of its checks could be graded; ``None`` otherwise."""
     inputDigest: str | None = None
     """SHA-256 of everything the result depends on (``--omk-changed``); ``None`` when not computed."""
     carried: bool = False

@@ -51,6 +51,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(session, "omk-session")
     config.pluginmanager.register(session.collection, "omk-collection")
     config.pluginmanager.register(session.usage_errors, "omk-usage-errors")
+    config.pluginmanager.register(session.reports, "omk-item-reports")
     from pytest_omk.plugin.xdist.status import register as register_xdist_status
 
     register_xdist_status(config, session.calls.progress, settings.status_interval)
@@ -175,7 +176,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_keyboard_interrupt(excinfo: pytest.ExceptionInfo[BaseException]) -> None:
     # Before the terminal reporter renders the interruption (see pytest_omk.plugin.tracebacks).
-    from pytest_omk.plugin.compat import drop_lineless_entries
+    from pytest_omk.plugin.tracebacks import drop_lineless_entries
 
     drop_lineless_entries(excinfo.value)
 

@@ -20,14 +20,14 @@ from pytest_omk.plugin.answerer import answerer_key
 from pytest_omk.plugin.compat import junit_xml, terminal_width
 from pytest_omk.plugin.gate import GateCheck
 from pytest_omk.plugin.gc_policy import collections_deferred, freeze_survivors
-from pytest_omk.plugin.recordings import pruned_line
+from pytest_omk.plugin.recordings import pruned_line, run_callers
+from pytest_omk.plugin.run_info import outcome_of
 from pytest_omk.plugin.wiring import recordings_dir
 from pytest_omk.recordings.scrub import secrets_from_env
 from pytest_omk.report.answer_diff import terminal_lines as answer_changes
 from pytest_omk.report.comparisons import comparison_lines
 from pytest_omk.report.kept import KeptRecord
 from pytest_omk.report.outputs import ReportTargets, Written, write_reports
-from pytest_omk.report.savings import spend_properties
 from pytest_omk.report.terminal import render_summary, summarize
 
 if TYPE_CHECKING:
@@ -119,7 +119,7 @@ class RecordCollector:
             # Last of the report's readers (trylast): pytest keeps every report to the end of the
             # session, and with it the record in its JSON-value form, four times the kept one.
             del report.omk_record  # set by OmkSession on teardown
-        outcome = _outcome(report)
+        outcome = outcome_of(report)
         if outcome is not None and self.outcomes.get(report.nodeid) != "error":
             self.outcomes[report.nodeid] = outcome
 
@@ -275,46 +275,14 @@ class RecordCollector:
         session = self.config.pluginmanager.get_plugin("omk-session")
         if directory is None or plugin is None or session is None:
             return
-        removed = plugin.prune(directory, rows, self.settings.rootdir, session.calls.callers())
+        callers = run_callers(session.calls.executor, session.calls.judge_spec, self.settings)
+        removed = plugin.prune(directory, rows, self.settings.rootdir, callers)
         self.pruned = pruned_line(removed, directory)
 
     def _junit_suite_properties(self, totals: dict[str, Any]) -> None:
         xml = junit_xml(self.config)
-        if xml is None:
-            return
-        xml.add_global_property("omk.samples", str(totals["samples"]))
-        for layer, value in totals["means"].items():
-            if value is not None:
-                xml.add_global_property(f"omk.score.{layer}.mean", f"{value:.2f}")
-        if totals["costUSD"] is not None:
-            xml.add_global_property("omk.cost_usd.total", f"{totals['costUSD']:.6f}")
-        for name, value in spend_properties(totals):
-            xml.add_global_property(name, value)
-        for role, part in totals["usage"].items():
-            if not part["calls"]:
-                continue
-            xml.add_global_property(f"omk.{role}.calls.total", str(part["calls"]))
-            if part["costUSD"] is not None:
-                xml.add_global_property(f"omk.{role}.cost_usd.total", f"{part['costUSD']:.6f}")
+        if xml is not None:
+            from pytest_omk.report.records import suite_properties  # the record models: when needed
 
-
-def outcome_of(report: pytest.TestReport) -> str | None:
-    """The test's outcome this report settles (``passed``, ``error``, ``xfailed`` ...), else ``None``."""
-    return _outcome(report)
-
-
-def _outcome(report: pytest.TestReport) -> str | None:
-    wasxfail = hasattr(report, "wasxfail")
-    if report.when == "setup":
-        if report.failed:
-            return "error"
-        if report.skipped:
-            return "xfailed" if wasxfail else "skipped"
-        return None
-    if report.when == "call":
-        if wasxfail:
-            return "xpassed" if report.passed else "xfailed"
-        return str(report.outcome)
-    if report.when == "teardown" and report.failed:
-        return "error"
-    return None
+            for name, value in suite_properties(totals):
+                xml.add_global_property(name, value)

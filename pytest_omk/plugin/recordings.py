@@ -12,13 +12,17 @@ from __future__ import annotations
 import contextlib
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_omk.config.settings import Settings
 from pytest_omk.recordings.files import RecordingFileError
 from pytest_omk.recordings.modes import Caller, caller_of, relative_source, stale
 from pytest_omk.recordings.tree import RecordingTree
+
+if TYPE_CHECKING:
+    from pytest_omk.execute.base import Executor
 
 STARTED_KEY = "omk_started_ns"
 
@@ -88,3 +92,14 @@ def pruned_line(removed: list[Path], directory: Path) -> str:
     shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
     count = f"{len(names)} recording{'' if len(names) == 1 else 's'}"
     return f"omk: rewrite removed {count} this run did not use: {shown}"
+
+
+def run_callers(model: Executor | None, judge_spec: str | None, settings: Settings) -> set[Caller]:
+    """Who this run calls, as recordings name it: the model under test and the judge (what
+    ``rewrite`` may prune)."""
+    from pytest_omk.execute.calls import executor_endpoint
+    from pytest_omk.run.executors import make_executor
+
+    judge = make_executor(judge_spec, timeout=settings.timeout) if judge_spec else None
+    pairs = (("execute", model, settings.model), ("judge", judge, settings.judge_model))
+    return {(kind, e.id, executor_endpoint(e), m) for kind, e, m in pairs if e is not None}

@@ -71,8 +71,6 @@ class RunInfo:
         # Every check's report comes here too: settled before anything else is done.
         if isinstance(report, pytest.SubtestReport) or "omk" in report.keywords:
             return
-        from pytest_omk.plugin.collector import outcome_of
-
         outcome = outcome_of(report)
         if outcome is not None:
             self.other[outcome] += 1
@@ -93,3 +91,21 @@ class RunInfo:
         hooks = session.config.pluginmanager.get_plugin("omk-collection")
         own = getattr(hooks, "digest", None)
         return self.collection or (own if isinstance(own, dict) else None)
+
+
+def outcome_of(report: pytest.TestReport) -> str | None:
+    """The test's outcome this report settles (``passed``, ``error``, ``xfailed`` ...), else ``None``."""
+    wasxfail = hasattr(report, "wasxfail")
+    if report.when == "setup":
+        if report.failed:
+            return "error"
+        if report.skipped:
+            return "xfailed" if wasxfail else "skipped"
+        return None
+    if report.when == "call":
+        if wasxfail:
+            return "xpassed" if report.passed else "xfailed"
+        return str(report.outcome)
+    if report.when == "teardown" and report.failed:
+        return "error"
+    return None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import concurrent.futures
 from collections.abc import Generator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -19,11 +19,10 @@ from pytest_omk.errors import BudgetExhausted, OmkError
 from pytest_omk.grade.sequential import StopRule
 from pytest_omk.plugin.attempts import Attempts, wait_for_runs
 from pytest_omk.plugin.collection import NO_EXECUTOR, CollectionHooks, check_sample_file
-from pytest_omk.plugin.collector import record_collector_key
 from pytest_omk.plugin.compat import item_level_capture
 from pytest_omk.plugin.gc_policy import young_collections_spaced
+from pytest_omk.plugin.item_records import ItemReports, note_ignored_judge_recordings, record_for
 from pytest_omk.plugin.planning import Planner
-from pytest_omk.plugin.safety import scrub_report
 from pytest_omk.plugin.savings import CarryPlan, run_grader
 from pytest_omk.plugin.usage_errors import UsageErrors
 from pytest_omk.plugin.wiring import CallWiring
@@ -60,8 +59,7 @@ class OmkSession:
         self._unmet: dict[Path, list[str]] = {}
         self._feed: WorkerFeed | None = None
         self._window: PrefetchWindow[SampleItem] | None = None
-        # JUnit properties cost memory per item: built only when a JUnit file is written.
-        self._junit = bool(getattr(config.option, "xmlpath", None))
+        self.reports = ItemReports(config, lambda: self.calls.scrubber)
         # Handed over by collection, by id (the items include other tests).
         self._adopted: dict[int, SampleItem] = {}
         self.carry = CarryPlan(config, settings, self._adopted, self.calls)
@@ -175,7 +173,13 @@ class OmkSession:
         """Setup phase: skip, or wait for the item's model calls (failure = ERROR)."""
         if self.calls.model.waits_for_fixture and self._skip_reason(item) is None:
             self._bind_fixture_app(item)
-        item.omk_record = self._new_record(item)
+        executor = self.executor
+        item.omk_record = record_for(
+            item,
+            executor=executor.id if executor is not None else None,
+            model=self.settings.model,
+            order=self.collection.order.get(item.nodeid, 0),
+        )
         self.carry.stamp(item)
         reason = self._skip_reason(item)
         if reason is not None:
@@ -218,7 +222,7 @@ class OmkSession:
         except OmkError as exc:
             return "", error_line(item, exc, self.settings, self.js)
         else:
-            self._note_ignored_judge_recordings(item)
+            note_ignored_judge_recordings(item, self.calls)
         finally:
             # Every call made for the sample counts, those of a sample about to error too.
             record_calls(item.omk_record, self.launcher.logs.get(item.nodeid))
@@ -228,29 +232,6 @@ class OmkSession:
             if self._window is not None:
                 self._window.fill()
         return None
-
-    def _new_record(self, item: SampleItem) -> dict[str, Any]:
-        from pytest_omk.report.records import new_record  # imports the report models
-
-        executor = self.executor
-        return new_record(
-            nodeid=item.nodeid,
-            file=item.shown_path,
-            sample=item.loaded.sample,
-            variant=item.plan.variant,
-            executor=executor.id if executor is not None else None,
-            model=self.settings.model,
-            order=self.collection.order.get(item.nodeid, 0),
-            line=None if (line := item.reportinfo()[1]) is None else line + 1,
-        )
-
-    def _note_ignored_judge_recordings(self, item: SampleItem) -> None:
-        if self.calls.judge_spec is not None:
-            return
-        sample = item.plan.sample  # judged by a rubric or an LLM-scored assertion (no judge import)
-        asks = bool(sample.rubric) or any(assertion.is_llm for assertion in sample.assertions or [])
-        if asks and self.calls.judge_recordings_ignored(item.plan):
-            item.omk_record["judgeRecordingsIgnored"] = True
 
     def grade_item(self, item: SampleItem) -> None:
         """Call phase: grade, report subtests and record the result."""
@@ -297,29 +278,6 @@ class OmkSession:
             self._deferred = runnable  # prefetching starts once the fixture's app exists
         else:
             self._prefetch(runnable)
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(
-        self, item: pytest.Item, call: pytest.CallInfo[None]
-    ) -> Generator[None, Any, Any]:
-        record = getattr(item, "omk_record", None)
-        if call.when == "teardown" and record is not None and self._junit:
-            from pytest_omk.plugin.junit import add_junit_properties
-
-            add_junit_properties(item, record)
-        report = yield
-        scrubber = self.calls.scrubber
-        scrub_report(report, scrubber)
-        collector = self.config.stash.get(record_collector_key, None)
-        if collector is not None:  # the JSON report hides the MCP tokens too
-            collector.extra_secrets = scrubber.secrets
-        if call.when == "teardown" and record is not None:
-            report.omk_record = record
-            # What the summary needs is in the record; the run's results (outputs, requests,
-            # traces) would otherwise stay alive with the item until the end of the session.
-            for name in ("omk_run", "omk_runs"):
-                item.__dict__.pop(name, None)
-        return report
 
     def pytest_keyboard_interrupt(self) -> None:
         """End every call now."""

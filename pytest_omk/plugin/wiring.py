@@ -17,7 +17,7 @@ from pytest_omk.config.settings import Settings
 from pytest_omk.errors import ConfigError
 from pytest_omk.judge.select import same_model_warning, select_judge
 from pytest_omk.plugin.safety import omk_warning
-from pytest_omk.recordings.modes import Caller, replay_only
+from pytest_omk.recordings.modes import replay_only
 from pytest_omk.recordings.scrub import environment_snapshot
 
 if TYPE_CHECKING:
@@ -205,25 +205,6 @@ class CallWiring:
         # MCP server tokens are secrets too: they must never reach a recording.
         store.add_secrets(self._resolver.secrets)
         return self._resolver
-
-    def callers(self) -> set[Caller]:
-        """Who this run calls, as recordings name it (what ``rewrite`` may prune)."""
-        from pytest_omk.execute.calls import executor_endpoint
-        from pytest_omk.run.executors import make_executor
-
-        found: set[Caller] = set()
-        if self.executor is not None:
-            found.add(("execute", self.executor.id, executor_endpoint(self.executor), self.settings.model))
-        if self.judge_spec is not None:
-            judge = self._judge_executor or make_executor(self.judge_spec, timeout=self.settings.timeout)
-            found.add(("judge", judge.id, executor_endpoint(judge), self.settings.judge_model))
-        return found
-
-    def judge_recordings_ignored(self, plan: SamplePlan) -> bool:
-        """No judge is configured, yet the recordings hold judge readings of ``plan``'s sample."""
-        if self.judge_spec is not None or self._stages is None:
-            return False
-        return self._stages.calls.store.recorded_for("judge", plan.sample.sample_id, plan.source)
 
     def register_url_sets(self, by_file: dict[Path, list[SamplePlan]]) -> None:
         """Declare each file's selected samples to the URL resolver (its limits are per file)."""

@@ -208,16 +208,11 @@ class RecordingStore:
         """
         if not (self.replays or self.records):
             return await live()  # nothing to look up or write: no key, no dump, no thread hop
-        if (
-            not looked_up
-            and (replayed := self.recorded(executor_id, request, endpoint=endpoint, app=app)) is not None
-        ):
+        replayed = None if looked_up else self.recorded(executor_id, request, endpoint=endpoint, app=app)
+        if replayed is not None:
             return replayed
-        kind, identity, label = (
-            request.purpose,
-            call_identity(executor_id, request, endpoint, app),
-            request.sample_id,
-        )
+        kind, label = request.purpose, request.sample_id
+        identity = call_identity(executor_id, request, endpoint, app)
         if self.replays and (self.replay_only or self._once_and_recorded(request.source)):
             raise ReplayMissError(self.explain_miss(kind, identity, label=label))
         result = await live()

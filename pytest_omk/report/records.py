@@ -20,6 +20,7 @@ from pytest_omk.models.assertions import assertion_layer
 from pytest_omk.models.report import ExecutionRecord, SampleRecord
 from pytest_omk.models.results import ExecutionResult, Reading
 from pytest_omk.report.calls_record import no_calls
+from pytest_omk.report.savings import spend_properties
 
 
 def metadata_of(sample: Sample) -> dict[str, Any]:
@@ -142,8 +143,8 @@ def _usage_properties(record: SampleRecord) -> list[tuple[str, str]]:
     props = []
     for role in ROLES:
         part = getattr(record.usage, role)
-        if not part.calls:
-            continue
+        if not part.calls and part.costUSD is None and part.inputTokens is None and part.outputTokens is None:
+            continue  # nothing to say (an app under test that made no call and reported nothing)
         props.append((f"omk.{role}.calls", str(part.calls)))
         for name, value in (("input_tokens", part.inputTokens), ("output_tokens", part.outputTokens)):
             if value is not None:
@@ -222,7 +223,6 @@ def new_record(
         "usage": no_calls(),
         "urls": [],
         "error": None,
-        "skipReason": None,
         "judgeRecordingsIgnored": False,
         "repeats": None,
         "skipReason": None,
@@ -231,3 +231,23 @@ def new_record(
         "mutation": None,
         "order": order,
     }
+
+
+def suite_properties(totals: dict[str, Any]) -> list[tuple[str, str]]:
+    """The JUnit suite's properties: samples, layer means, the run's cost (the judge's included),
+    each role's calls and cost, and what the run saved or spent (budget, repeats, carried)."""
+    props = [("omk.samples", str(totals["samples"]))]
+    props += [
+        (f"omk.score.{layer}.mean", f"{value:.2f}")
+        for layer, value in totals["means"].items()
+        if value is not None
+    ]
+    if totals["costUSD"] is not None:
+        props.append(("omk.cost_usd.total", f"{totals['costUSD']:.6f}"))
+    props += spend_properties(totals)
+    for role, part in totals["usage"].items():
+        if part["calls"]:
+            props.append((f"omk.{role}.calls.total", str(part["calls"])))
+            if part["costUSD"] is not None:
+                props.append((f"omk.{role}.cost_usd.total", f"{part['costUSD']:.6f}"))
+    return props

@@ -23,7 +23,9 @@ def role_totals(rows: Iterable[Mapping[str, Any]], role: str) -> dict[str, Any]:
     """One role's calls over ``rows``: records without ``usage`` (older reports) and samples carried
     from the baseline (``--omk-changed``: no call this run) add nothing."""
     parts = [
-        usage[role] for row in rows if not row.get("carried") and (usage := row.get("usage")) and role in usage
+        usage[role]
+        for row in rows
+        if not row.get("carried") and (usage := row.get("usage")) and role in usage
     ]
     costs = [part["costUSD"] for part in parts if part.get("costUSD") is not None]
     return {

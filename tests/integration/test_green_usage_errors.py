@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -73,7 +74,7 @@ def docs_conftest() -> str:
     """The conftest implementing ``pytest_omk_make_executor`` exactly as docs/executors.md shows it."""
     text = (DOCS / "executors.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
-    found: list[str] = [block for block in blocks if "def pytest_omk_make_executor" in block]
+    found = [textwrap.dedent(block) for block in blocks if "def pytest_omk_make_executor" in block]
     assert found, "docs/executors.md shows no conftest implementing pytest_omk_make_executor"
     return found[0]
 

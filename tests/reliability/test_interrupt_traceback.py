@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from pytest_omk.plugin.compat import drop_lineless_entries
+from pytest_omk.plugin.tracebacks import drop_lineless_entries
 
 LINELESS_ENTRY = '''
 import contextlib, dis, sys, types

@@ -1,0 +1,84 @@
+"""What a sample item's record holds from its setup to its last report, and what its reports carry.
+
+The record (a :class:`~pytest_omk.models.report.SampleRecord` in its JSON-safe wire form) is made
+when the item's setup starts, so that a skip or an error is reported with it too; it then takes the
+calls its sample made (every one, an errored sample's too) and rides to the controller on the
+item's teardown report, which :class:`ItemReports` also scrubs of secrets and, when a JUnit file is
+written, gives the sample's properties.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Generator
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_omk.plugin.collector import record_collector_key
+from pytest_omk.plugin.safety import scrub_report
+
+if TYPE_CHECKING:
+    from pytest_omk.plugin.nodes import SampleItem
+    from pytest_omk.plugin.wiring import CallWiring
+    from pytest_omk.recordings.scrub import Scrubber
+
+
+def record_for(item: SampleItem, *, executor: str | None, model: str | None, order: int) -> dict[str, Any]:
+    """A sample item's record before anything ran (the record models are imported on first use)."""
+    from pytest_omk.report.records import new_record
+
+    return new_record(
+        nodeid=item.nodeid,
+        file=item.shown_path,
+        sample=item.loaded.sample,
+        variant=item.plan.variant,
+        executor=executor,
+        model=model,
+        order=order,
+        line=None if (line := item.reportinfo()[1]) is None else line + 1,
+    )
+
+
+def note_ignored_judge_recordings(item: SampleItem, calls: CallWiring) -> None:
+    """With no judge configured, say in the record when the recordings hold judge readings of the
+    sample (a rubric or an LLM-scored assertion that nothing scored this run)."""
+    if calls.judge_spec is not None:
+        return
+    sample = item.plan.sample  # read from the sample: the judge's module stays unimported
+    asks = bool(sample.rubric) or any(assertion.is_llm for assertion in sample.assertions or [])
+    if asks and calls.store.recorded_for("judge", sample.sample_id, item.plan.source):
+        item.omk_record["judgeRecordingsIgnored"] = True
+
+
+class ItemReports:
+    """The plugin object around every item's reports (one per process)."""
+
+    def __init__(self, config: pytest.Config, scrubber: Callable[[], Scrubber]) -> None:
+        self.config = config
+        self._scrubber = scrubber
+        # JUnit properties cost memory per item: built only when a JUnit file is written.
+        self._junit = bool(getattr(config.option, "xmlpath", None))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, Any, Any]:
+        """Scrub every report; hand the record over on the teardown report."""
+        record = getattr(item, "omk_record", None)
+        if call.when == "teardown" and record is not None and self._junit:
+            from pytest_omk.plugin.junit import add_junit_properties
+
+            add_junit_properties(item, record)
+        report = yield
+        scrubber = self._scrubber()
+        scrub_report(report, scrubber)
+        collector = self.config.stash.get(record_collector_key, None)
+        if collector is not None:  # the JSON report hides the MCP tokens too
+            collector.extra_secrets = scrubber.secrets
+        if call.when == "teardown" and record is not None:
+            report.omk_record = record
+            # What the summary needs is in the record; the run's results (outputs, requests,
+            # traces) would otherwise stay alive with the item until the end of the session.
+            for name in ("omk_run", "omk_runs"):
+                item.__dict__.pop(name, None)
+        return report
