@@ -246,8 +246,8 @@ def suite_properties(totals: dict[str, Any]) -> list[tuple[str, str]]:
         props.append(("omk.cost_usd.total", f"{totals['costUSD']:.6f}"))
     props += spend_properties(totals)
     for role, part in totals["usage"].items():
-        if part["calls"]:
+        if part["calls"] or part["costUSD"] is not None:  # an app under test may report only a cost
             props.append((f"omk.{role}.calls.total", str(part["calls"])))
-            if part["costUSD"] is not None:
-                props.append((f"omk.{role}.cost_usd.total", f"{part['costUSD']:.6f}"))
+        if part["costUSD"] is not None:
+            props.append((f"omk.{role}.cost_usd.total", f"{part['costUSD']:.6f}"))
     return props
