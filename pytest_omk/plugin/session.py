@@ -65,7 +65,12 @@ class OmkSession:
         self.carry = CarryPlan(config, settings, self._adopted, self.calls)
         scrubber, adopted = (lambda: self.calls.scrubber), (lambda item: id(item) in self._adopted)
         self.collection = CollectionHooks(
-            config, settings, adopted, scrubber, self.carry.take, has_executor=lambda: self.executor is not None
+            config,
+            settings,
+            adopted,
+            scrubber,
+            self.carry.take,
+            has_executor=lambda: self.executor is not None,
         )
         self.usage_errors = UsageErrors(config)
         self._items: list[pytest.Item] = []

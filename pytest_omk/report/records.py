@@ -19,6 +19,7 @@ from pytest_omk.models.accounting import ROLES
 from pytest_omk.models.assertions import assertion_layer
 from pytest_omk.models.report import ExecutionRecord, SampleRecord
 from pytest_omk.models.results import ExecutionResult, Reading
+from pytest_omk.models.run import SampleRun
 from pytest_omk.report.calls_record import no_calls
 from pytest_omk.report.savings import spend_properties
 

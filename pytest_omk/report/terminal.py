@@ -52,6 +52,14 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "judgeMissingReasons": dict(reasons.most_common()),
         **_run_notes(rows),
     }
+    # Written only when there is something to say (optional keys of the summary).
+    skipped = Counter(r["skipReason"] for r in rows if r.get("skipReason") and r["outcome"] == "skipped")
+    if skipped:
+        totals["skipReasons"] = dict(skipped.most_common())
+    ignored = sum(1 for r in rows if r.get("judgeRecordingsIgnored"))
+    if ignored:
+        totals["judgeRecordingsIgnored"] = ignored
+    return totals
 
 
 def _run_notes(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -67,14 +75,6 @@ def _run_notes(rows: list[dict[str, Any]]) -> dict[str, Any]:
         **({"judgeFormatRefused": dict(sorted(refused.items()))} if refused else {}),
         **({"judgeSameModel": same} if same else {}),
     }
-    # Written only when there is something to say (optional keys of the summary).
-    skipped = Counter(r["skipReason"] for r in rows if r.get("skipReason") and r["outcome"] == "skipped")
-    if skipped:
-        totals["skipReasons"] = dict(skipped.most_common())
-    ignored = sum(1 for r in rows if r.get("judgeRecordingsIgnored"))
-    if ignored:
-        totals["judgeRecordingsIgnored"] = ignored
-    return totals
 
 
 # The human name of each judge cause: the keys of ``judgeMissingReasons`` and the terminal's line.
