@@ -177,9 +177,8 @@ class LLMJudge:
     async def judge(
         self, plan: SamplePlan, resolved: ResolvedText, execution: ExecutionResult, log: CallLog | None = None
     ) -> JudgeOutcome:
-        """Score the sample; a provider failure after retries raises :class:`JudgeError`, and so
-        does (under ``failure=error``) a reply still unusable after one re-ask. Every judge call,
-        the re-asks too, is noted in ``log``."""
+        """Score the sample (every call noted in ``log``); a provider failure after retries raises
+        :class:`JudgeError`, and so does (``failure=error``) a reply still unusable after a re-ask."""
         jobs, settled = self.plan_jobs(plan, resolved, execution)
         answers = await self._answers(plan, jobs, log)
         replies = [_read(job, answer.output) for job, answer in zip(jobs, answers, strict=True)]

@@ -15,6 +15,7 @@ from typing import Annotated, Any, ClassVar, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from pytest_omk.models.results import Cause
+from pytest_omk.models.usage import CallUsage
 
 Number = int | float
 """Kept as written: an ``int`` stays an ``int`` (``1``, not ``1.0``) in the JSON report."""
@@ -162,31 +163,6 @@ class ModelCalls(_Record):
 
     live: int = Field(default=0, ge=0)
     replayed: int = Field(default=0, ge=0)
-
-
-class RoleUsage(_Record):
-    """The model calls one role made (the model under test, or the judge) and what they used."""
-
-    calls: int = Field(default=0, ge=0)
-    live: int = Field(default=0, ge=0)
-    """Calls that reached the model in this run (answered or failed)."""
-    replayed: int = Field(default=0, ge=0)
-    failed: int = Field(default=0, ge=0)
-    """Live calls that ended without an answer after their retries."""
-    inputTokens: int | None = Field(default=None, ge=0)
-    """Summed over the calls that reported them (``null``: none did)."""
-    outputTokens: int | None = Field(default=None, ge=0)
-    costUSD: Number | None = Field(default=None, ge=0)
-    """Summed over the calls that reported a cost, replayed ones at their recorded cost (``null``: none did)."""
-    costUnknown: int = Field(default=0, ge=0)
-    """Answered calls whose executor reported no cost."""
-
-
-class CallUsage(_Record):
-    """Model calls by who made them: the model under test apart from the judge."""
-
-    model: RoleUsage = Field(default_factory=RoleUsage)
-    judge: RoleUsage = Field(default_factory=RoleUsage)
 
 
 class LayerStats(_Record):

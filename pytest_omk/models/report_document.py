@@ -10,7 +10,6 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import Field
 
 from pytest_omk.models.report import (
-    CallUsage,
     FormatRefused,
     ModelCalls,
     Number,
@@ -19,6 +18,7 @@ from pytest_omk.models.report import (
     _Record,
     _WithOptionalKeys,
 )
+from pytest_omk.models.usage import CallUsage
 
 RecordMode = Literal["new_episodes", "none", "once", "all", "rewrite", "off"]
 """Every mode of ``recordings.modes.RECORD_MODES`` (a report of a ``once`` or ``rewrite`` run was

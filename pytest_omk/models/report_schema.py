@@ -21,6 +21,7 @@ from pydantic import BaseModel
 
 from pytest_omk.models import report as models
 from pytest_omk.models import report_document as document
+from pytest_omk.models import usage
 from pytest_omk.models.field_docs import document_fields
 
 RELATIVE_PATH = Path("schemas/report/v1/report.schema.json")
@@ -52,7 +53,8 @@ _NAMES = {
     "MutationSummary": "mutationSummary",
 }
 _MODELS: dict[str, type[BaseModel]] = {
-    name: getattr(models, name, None) or getattr(document, name) for name in _NAMES
+    name: getattr(models, name, None) or getattr(usage, name, None) or getattr(document, name)
+    for name in _NAMES
 }
 _ROOTS: tuple[type[BaseModel], ...] = (models.SampleRecord, document.ReportConfig, document.ReportSummary)
 _SECTIONS = {"config": "config", "summary": "summary"}

@@ -49,14 +49,14 @@ class CollectionHooks:
         is_sample: Callable[[pytest.Item], bool],
         scrubber: Callable[[], Scrubber],
         carry: Callable[[list[pytest.Item]], list[pytest.Item]] = lambda items: [],
-        has_executor: Callable[[], bool] = lambda: True,
     ) -> None:
         self._carry = carry
         self._scrubber = scrubber
         self.config = config
         self.settings = settings
         self._is_sample = is_sample
-        self._has_executor = has_executor
+        self.has_executor: Callable[[], bool] = lambda: True
+        """Whether the run has an executor (the session says; asked once samples are collected)."""
         self.order: dict[str, int] = {}
         self.samples = 0
         """How many sample items were collected (a large run freezes what it keeps at its end)."""
@@ -119,7 +119,7 @@ class CollectionHooks:
         # Locally a sample without an executor is skipped (the summary says why); in CI a run of
         # nothing but skips would be green for nothing.
         ci = running_in_ci(os.environ)
-        if self.samples and ci and not self.config.option.collectonly and not self._has_executor():
+        if self.samples and ci and not self.config.option.collectonly and not self.has_executor():
             raise pytest.UsageError(
                 f"omk: {self.samples} sample{'' if self.samples == 1 else 's'} collected but "
                 f"{NO_EXECUTOR}; with CI set that stops the run instead of skipping them"

@@ -64,14 +64,8 @@ class OmkSession:
         self._adopted: dict[int, SampleItem] = {}
         self.carry = CarryPlan(config, settings, self._adopted, self.calls)
         scrubber, adopted = (lambda: self.calls.scrubber), (lambda item: id(item) in self._adopted)
-        self.collection = CollectionHooks(
-            config,
-            settings,
-            adopted,
-            scrubber,
-            self.carry.take,
-            has_executor=lambda: self.executor is not None,
-        )
+        self.collection = CollectionHooks(config, settings, adopted, scrubber, self.carry.take)
+        self.collection.has_executor = lambda: self.executor is not None
         self.usage_errors = UsageErrors(config)
         self._items: list[pytest.Item] = []
         self._attempts = Attempts()
