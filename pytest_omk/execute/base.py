@@ -87,31 +87,14 @@ class AnsweringExecutor(Protocol):
 
 
 @runtime_checkable
-class Executor(Protocol):
-    """Anything that can answer an :class:`ExecutionRequest`.
+class Executor(AnsweringExecutor, Protocol):
+    """Anything that can answer an :class:`ExecutionRequest` (``id``, ``supports_mocks``,
+    ``execute`` raising :class:`TransientError` / ``ExecutionError``, ``aclose``).
 
     Besides answering, an executor declares its optional abilities here, so that the call path asks
     them directly instead of probing for attributes; :class:`ExecutorDefaults` gives the answers of
     an executor that has none of them.
     """
-
-    @property
-    def id(self) -> str:
-        """Stable identity, part of the recording key (``openai``, ``command:./run.sh`` ...)."""
-        ...
-
-    @property
-    def supports_mocks(self) -> bool:
-        """Whether the executor intercepts tool calls with the sample's mocks."""
-        ...
-
-    async def execute(self, request: ExecutionRequest) -> ExecutionResult:
-        """Answer ``request`` or raise :class:`TransientError` / ``ExecutionError``."""
-        ...
-
-    async def aclose(self) -> None:
-        """Release connections and processes."""
-        ...
 
     @property
     def api_endpoint(self) -> Endpoint | None:
