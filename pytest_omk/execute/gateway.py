@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from pytest_omk.errors import ReplayMissError
+from pytest_omk.execute import in_process
 from pytest_omk.execute.app_runs import UNATTRIBUTED, AppRun, AppRuns
 from pytest_omk.execute.inner_calls import (
     KEPT_RESPONSE_HEADERS,
@@ -80,8 +81,9 @@ class ModelGateway:
         self._client: httpx.AsyncClient | None = None
 
     def start(self) -> None:
-        """Listen on a free loopback port."""
+        """Listen on a free loopback port; httpx clients in this process skip the socket."""
         self._server.start()
+        in_process.attach(self._server)
 
     def env(self, run: AppRun | None = None) -> dict[str, str]:
         """``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` pointing here (for one run, or shared)."""
@@ -92,6 +94,7 @@ class ModelGateway:
 
     def stop(self) -> None:
         """Stop serving and close the connections to the providers."""
+        in_process.detach(self._server)
         self._server.stop(self._close_client())
 
     async def _close_client(self) -> None:

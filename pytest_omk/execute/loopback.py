@@ -66,6 +66,8 @@ class LoopbackServer:
         self._server: asyncio.Server | None = None
         self._connections: set[asyncio.Task[None]] = set()
         self.port = 0
+        self.accepted = 0
+        """Connections accepted so far (requests answered in process open none)."""
 
     def start(self) -> int:
         """Bind and serve; returns the port."""
@@ -108,10 +110,20 @@ class LoopbackServer:
         if not self._loop.is_running():
             self._loop.close()
 
+    async def respond(self, request: HttpRequest) -> HttpResponse:
+        """The handler's answer to ``request``; a handler bug is answered with a 500."""
+        if len(request.body) > MAX_BODY_BYTES:
+            return HttpResponse(413, f"request body over {MAX_BODY_BYTES} bytes".encode())
+        try:
+            return await self._handler(request)
+        except Exception as exc:  # a bug must reach the app as an answer, not as a dropped connection
+            return HttpResponse(500, f"pytest-omk gateway error: {type(exc).__name__}: {exc}".encode())
+
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         task = asyncio.current_task()
         assert task is not None
         self._connections.add(task)
+        self.accepted += 1
         try:
             while await self._one(reader, writer):
                 pass
@@ -138,10 +150,7 @@ class LoopbackServer:
         except BadRequest as exc:
             await _send(writer, HttpResponse(exc.status, str(exc).encode()), keep=False)
             return False
-        try:
-            response = await self._handler(HttpRequest(method, target, headers, body))
-        except Exception as exc:  # a bug must reach the app as an answer, not as a dropped connection
-            response = HttpResponse(500, f"pytest-omk gateway error: {type(exc).__name__}: {exc}".encode())
+        response = await self.respond(HttpRequest(method, target, headers, body))
         keep = version == "HTTP/1.1" and headers.get("connection", "").lower() != "close"
         await _send(writer, response, keep=keep)
         return keep
