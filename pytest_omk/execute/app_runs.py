@@ -45,6 +45,8 @@ class AppRun:
     live: int = 0
     replayed: int = 0
     misses: list[str] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    """Live calls the run's budget refused (the sample is then skipped, as the budget skips)."""
 
     @property
     def scope(self) -> tuple[str, str]:

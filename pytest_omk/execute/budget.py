@@ -67,15 +67,18 @@ class RoleTotals:
 
     def add(self, result: ExecutionResult) -> None:
         """Count one finished live call."""
-        tokens = (result.inputTokens or 0) + (result.outputTokens or 0)
+        self.count((result.inputTokens or 0) + (result.outputTokens or 0), result.costUSD)
+
+    def count(self, tokens: int, cost_usd: float | None) -> None:
+        """Count one finished live call of ``tokens`` tokens costing ``cost_usd`` (``None``: no price)."""
         self.calls += 1
         self.tokens += tokens
-        if result.costUSD is None:
+        if cost_usd is None:
             self.unpriced_calls += 1
             self.unpriced_tokens += tokens
         else:
             self.priced_calls += 1
-            self.cost_usd += result.costUSD
+            self.cost_usd += cost_usd
 
     def merge(self, other: RoleTotals) -> None:
         """Add ``other``'s counts to these."""
@@ -181,10 +184,20 @@ class Budget:
 
     def settle(self, role: Role, result: ExecutionResult | None) -> None:
         """A call admitted earlier ended (``None``: it failed, and what it cost is not known)."""
+        if result is None:
+            self.settle_usage(role, None, None, failed=True)
+        else:
+            self.settle_usage(role, (result.inputTokens or 0) + (result.outputTokens or 0), result.costUSD)
+
+    def settle_usage(
+        self, role: Role, tokens: int | None, cost_usd: float | None, *, failed: bool = False
+    ) -> None:
+        """A call admitted earlier ended, with its tokens and cost as far as they are known (an
+        app's model call through the gateway: read from the provider's answer)."""
         with self._lock:
             self._in_flight -= 1
-            if result is not None:
-                self._spend.roles.setdefault(role, RoleTotals()).add(result)
+            if not failed:
+                self._spend.roles.setdefault(role, RoleTotals()).count(tokens or 0, cost_usd)
 
     def spend(self) -> Spend:
         """A copy of what was spent so far."""

@@ -80,7 +80,9 @@ class ModelCalls:
 
         async def live() -> ExecutionResult:
             try:
-                if self.budget is None:
+                # An app under test's run costs nothing itself: its model calls ask the budget
+                # at the gateway, one by one, with what each cost.
+                if self.budget is None or not executor.records_answers:
                     result, retries = await self._live(attempt)
                 else:
                     result, retries = await budgeted(self.budget, role, attempt, self._live)

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import httpx
 
-from pytest_omk.errors import ReplayMissError
-from pytest_omk.execute import in_process
+from pytest_omk.errors import BudgetExhausted, ReplayMissError
+from pytest_omk.execute import anthropic, in_process, openai
 from pytest_omk.execute.app_runs import UNATTRIBUTED, AppRun, AppRuns
 from pytest_omk.execute.inner_calls import (
     KEPT_RESPONSE_HEADERS,
@@ -35,7 +35,11 @@ from pytest_omk.execute.inner_calls import (
     stored_answer,
 )
 from pytest_omk.execute.loopback import HttpRequest, HttpResponse, LoopbackServer
+from pytest_omk.execute.pricing import PriceBook
 from pytest_omk.recordings.store import RecordingStore
+
+if TYPE_CHECKING:
+    from pytest_omk.execute.budget import Budget
 
 DEFAULT_UPSTREAMS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
 ENV_NAMES = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
@@ -70,12 +74,17 @@ class ModelGateway:
         *,
         timeout: float,
         keys: Mapping[str, str] | None = None,
+        budget: Budget | None = None,
+        prices: PriceBook | None = None,
     ) -> None:
         self.store = store
         self.upstreams = dict(upstreams)
         self.timeout = timeout
         self.keys = dict(keys or {})
         """Stand-in API keys handed to the app with the URLs (a replay needs none, an SDK wants one)."""
+        self.budget = budget
+        """The run's spending cap: a live call of the app asks it first, as the executors' calls do."""
+        self.prices = prices or PriceBook()
         self.runs = AppRuns()
         self._server = LoopbackServer(self.handle)
         self._client: httpx.AsyncClient | None = None
@@ -125,6 +134,9 @@ class ModelGateway:
             answered = True
         except _Answered as refused:
             return refused.response
+        except BudgetExhausted as spent:
+            self._refused(run, str(spent))
+            return _error(402, f"pytest-omk: {spent}")
         except ReplayMissError as miss:
             self._missed(run, str(miss))
             return _error(404, str(miss))
@@ -152,7 +164,16 @@ class ModelGateway:
                 return earlier, True
 
         async def live() -> dict[str, Any]:
-            return await self._forward(request, url)
+            if self.budget is None:
+                return await self._forward(request, url)
+            self.budget.admit()
+            try:
+                answer = await self._forward(request, url)
+            except BaseException:
+                self.budget.settle_usage("model", None, None, failed=True)
+                raise
+            self.budget.settle_usage("model", *self._usage(identity, answer, url))
+            return answer
 
         return await self.store.call_raw(KIND, identity, live, label=label, source=source)
 
@@ -184,6 +205,25 @@ class ModelGateway:
                     if name in response.headers}  # fmt: skip
             raise _Answered(HttpResponse(response.status_code, response.content, kept))
         return stored_answer(response.status_code, dict(response.headers), response.content)
+
+    def _usage(
+        self, identity: Mapping[str, Any], answer: Mapping[str, Any], url: str
+    ) -> tuple[int, float | None]:
+        """Tokens and cost of a live answer, read as the built-in executors read theirs (a streamed
+        or non-JSON answer: no tokens, no price)."""
+        data = answer.get("json")
+        if not isinstance(data, dict):
+            return 0, None
+        body = identity.get("body")
+        model = str(body.get("model") or "") if isinstance(body, dict) else ""
+        read = anthropic.usage if identity.get("api") == "anthropic" else openai.usage
+        counts = read(data, model, self.prices, url)
+        return (counts.input_tokens or 0) + (counts.output_tokens or 0), counts.cost
+
+    def _refused(self, run: AppRun | None, message: str) -> None:
+        # As a miss: the run it belongs to, or every open run when none can be named.
+        for blamed in [run] if run is not None else self.runs.open_runs():
+            blamed.refused.append(message)
 
     def _missed(self, run: AppRun | None, message: str) -> None:
         # A miss no run can be found for is blamed on every open run: over-blaming costs an

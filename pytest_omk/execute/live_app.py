@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from pytest_omk.errors import ExecutionError, ReplayMissError
+from pytest_omk.errors import BudgetExhausted, ExecutionError, ReplayMissError
 from pytest_omk.execute.app_digest import AppDigest
 from pytest_omk.execute.app_runs import AppRun
 from pytest_omk.execute.base import Executor, ExecutorDefaults
@@ -81,11 +81,15 @@ class LiveApp(ExecutorDefaults):
         try:
             result = await self.app.execute(replace(request, model_env=self.gateway.env(run)))
         except ExecutionError:
+            if run.refused:
+                raise BudgetExhausted(run.refused[0]) from None
             if run.misses:
                 raise ReplayMissError(_missed(run)) from None
             raise
         finally:
             self.gateway.runs.close(run)
+        if run.refused:  # the app may have answered anyway: the budget stopped its sample
+            raise BudgetExhausted(run.refused[0])
         if run.misses:
             raise ReplayMissError(_missed(run))
         if self.answers:

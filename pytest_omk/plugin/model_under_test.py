@@ -22,6 +22,7 @@ from pytest_omk.plugin.compat import fixture_value, keep_current_test_variable
 if TYPE_CHECKING:
     from pytest_omk.agent.options import AgentOptions
     from pytest_omk.execute.base import Executor
+    from pytest_omk.execute.budget import Budget
     from pytest_omk.execute.live_app import LiveApp
     from pytest_omk.recordings.store import RecordingStore
     from pytest_omk.run.apps import AppGateway, FixtureApp
@@ -36,10 +37,12 @@ class ModelUnderTest:
         settings: Settings,
         store: Callable[[], RecordingStore],
         agent: Callable[[], AgentOptions],
+        budget: Callable[[], Budget | None] = lambda: None,
     ) -> None:
         self.config = config
         self.settings = settings
         self._store = store
+        self._budget = budget
         self._agent = agent
         self.answerer = choose(config)
         config.stash[answerer_key] = self.answerer
@@ -99,9 +102,16 @@ class ModelUnderTest:
         )
 
     def _start_app(self, *, in_process: bool) -> None:
+        from pytest_omk.execute.pricing import PriceBook
         from pytest_omk.run.apps import AppGateway
 
-        self.app = AppGateway(self._store(), os.environ, timeout=self.settings.timeout)
+        self.app = AppGateway(
+            self._store(),
+            os.environ,
+            timeout=self.settings.timeout,
+            budget=self._budget(),
+            prices=PriceBook(self.settings.prices),
+        )
         self.app.start(in_process=in_process)
         if in_process:  # the app's threads read os.environ while pytest runs items
             self._undo_environment = keep_current_test_variable()

@@ -51,7 +51,9 @@ class CallWiring:
         self._provider_env = environment_snapshot()
         from pytest_omk.plugin.model_under_test import ModelUnderTest
 
-        self.model = ModelUnderTest(config, settings, lambda: self.store, self._agent_options)
+        self.model = ModelUnderTest(
+            config, settings, lambda: self.store, self._agent_options, lambda: self.budget
+        )
         """What answers the samples, and the gateway of an app under test."""
         self.judge_spec = select_judge(settings.judge)
         warning = same_model_warning(self.judge_spec, settings.judge_model, settings.executor, settings.model)

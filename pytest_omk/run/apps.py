@@ -16,9 +16,11 @@ from typing import Any
 
 from pytest_omk.errors import ExecutionError
 from pytest_omk.execute.base import Executor, ExecutorDefaults
+from pytest_omk.execute.budget import Budget
 from pytest_omk.execute.gateway import ModelGateway, upstreams_from
 from pytest_omk.execute.live_app import LiveApp
 from pytest_omk.execute.local import CallableExecutor
+from pytest_omk.execute.pricing import PriceBook
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
 from pytest_omk.recordings.store import RecordingStore
@@ -32,13 +34,23 @@ KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 class AppGateway:
     """The model gateway of this process's app under test, and the variables that lead to it."""
 
-    def __init__(self, store: RecordingStore, environ: MutableMapping[str, str], *, timeout: float) -> None:
+    def __init__(
+        self,
+        store: RecordingStore,
+        environ: MutableMapping[str, str],
+        *,
+        timeout: float,
+        budget: Budget | None = None,
+        prices: PriceBook | None = None,
+    ) -> None:
         self._environ = environ
         keys = (
             {name: REPLAY_KEY for name in KEY_VARIABLES if not environ.get(name)} if store.replay_only else {}
         )
         # The providers as configured before the run: where live calls go on to.
-        self.gateway = ModelGateway(store, upstreams_from(environ), timeout=timeout, keys=keys)
+        self.gateway = ModelGateway(
+            store, upstreams_from(environ), timeout=timeout, keys=keys, budget=budget, prices=prices
+        )
         self._saved: dict[str, str | None] | None = None
 
     def start(self, *, in_process: bool) -> None:

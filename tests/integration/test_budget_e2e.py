@@ -163,3 +163,69 @@ def test_unpriced_calls_are_counted_by_tokens(
     assert budget["unpricedCalls"] == 1
     assert budget["tokens"] > 0
     assert "unpriced" in result.stdout.str()
+
+
+APP = '''
+"""An app under test: one chat completion per question, over plain httpx."""
+import os
+
+import httpx
+
+
+def answer(request):
+    base = os.environ["OPENAI_BASE_URL"].rstrip("/")
+    body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": request.prompt}]}
+    headers = {"authorization": "Bearer " + os.environ.get("OPENAI_API_KEY", "")}
+    reply = httpx.post(base + "/chat/completions", json=body, headers=headers, timeout=30)
+    reply.raise_for_status()
+    return reply.json()["choices"][0]["message"]["content"]
+'''
+
+
+@pytest.mark.parametrize("concurrency", [1, 2])
+def test_an_apps_model_calls_ask_the_budget(
+    pytester: pytest.Pytester,
+    fake_llm: FakeLLM,
+    omk_run: OmkRun,
+    monkeypatch: pytest.MonkeyPatch,
+    concurrency: int,
+) -> None:
+    """The app runs live; its model calls reach the provider through the gateway, which prices
+    each from the provider's usage and stops at the cap (they were never counted before)."""
+    fake_llm.add_rule(None, "hello there")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.openai_base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-app-budget")
+    (pytester.path / "myapp.py").write_text(APP, encoding="utf-8")
+    # Five dollars per thousand tokens: each call here costs a few cents.
+    pytester.makeini("[pytest]\npythonpath = .\nomk_prices =\n    gpt-4o-mini = 5000 5000\n")
+    write_sample_set(
+        pytester,
+        *[
+            sample(f"s{i:02d}", f"question {i}", assertions=[{"type": "contains", "value": "hello"}])
+            for i in range(SAMPLES)
+        ],
+    )
+    result = omk_run(
+        "--omk-executor",
+        "python:myapp:answer",
+        "--omk-record-mode",
+        "new_episodes",
+        "--omk-concurrency",
+        str(concurrency),
+        "--omk-budget-usd",
+        "0.05",
+        "--omk-report",
+        "r.json",
+    )
+    calls = len(fake_llm.requests)
+    document = load_report(Path(pytester.path / "r.json"))
+    budget = document["summary"]["budget"]
+    per_call = budget["spentUSD"] / calls
+    assert per_call > 0  # priced from the provider's usage
+    # Admitted while the projected spend fits; the calls in flight when it stops may finish.
+    assert calls <= int(0.05 / per_call) + concurrency, (calls, per_call)
+    assert 1 <= calls < SAMPLES
+    skipped = _skipped_for_budget(document)
+    assert len(skipped) == SAMPLES - calls
+    assert result.parseoutcomes().get("passed") == calls
+    assert result.ret == 1

@@ -72,3 +72,19 @@ def test_spend_round_trips_and_merges() -> None:
 def test_share_splits_the_caps() -> None:
     assert BudgetLimits(usd=1.0, tokens=9).share(2) == BudgetLimits(usd=0.5, tokens=4)
     assert BudgetLimits(usd=1.0).share(1) == BudgetLimits(usd=1.0)
+
+
+def test_an_apps_calls_settle_with_the_usage_the_gateway_read() -> None:
+    budget = Budget(BudgetLimits(usd=0.05, tokens=1000))
+    for _ in range(3):
+        budget.admit()
+    budget.settle_usage("model", 300, 0.02)
+    budget.settle_usage("model", 40, None)  # a local model: counted by its tokens only
+    budget.settle_usage("model", None, None, failed=True)  # the provider refused it: nothing known
+    model = budget.spend().roles["model"]
+    assert (model.calls, model.priced_calls, model.unpriced_calls) == (2, 1, 1)
+    assert (model.tokens, model.unpriced_tokens, model.cost_usd) == (340, 40, 0.02)
+    budget.admit()  # 0.02 spent, one in flight at 0.02: within 0.05
+    budget.settle_usage("model", 300, 0.02)
+    with pytest.raises(BudgetExhausted):
+        budget.admit()  # 0.04 spent, 0.02 more would pass the cap
