@@ -196,12 +196,17 @@ def test_an_apps_model_calls_ask_the_budget(
     monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.openai_base_url)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-app-budget")
     (pytester.path / "myapp.py").write_text(APP, encoding="utf-8")
+    # Prompts long enough, and none inside another, for the gateway to tell whose call it is.
     # Five dollars per thousand tokens: each call here costs a few cents.
     pytester.makeini("[pytest]\npythonpath = .\nomk_prices =\n    gpt-4o-mini = 5000 5000\n")
     write_sample_set(
         pytester,
         *[
-            sample(f"s{i:02d}", f"question {i}", assertions=[{"type": "contains", "value": "hello"}])
+            sample(
+                f"s{i:02d}",
+                f"Customer question number {i}: where is my order?",
+                assertions=[{"type": "contains", "value": "hello"}],
+            )
             for i in range(SAMPLES)
         ],
     )
@@ -228,4 +233,6 @@ def test_an_apps_model_calls_ask_the_budget(
     skipped = _skipped_for_budget(document)
     assert len(skipped) == SAMPLES - calls
     assert result.parseoutcomes().get("passed") == calls
+    # Every call the server saw is counted once, as the app's live call.
+    assert f"model calls: {calls} live, 0 replayed" in result.stdout.str()
     assert result.ret == 1
