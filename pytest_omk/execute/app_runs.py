@@ -7,7 +7,8 @@ the app answers. A model call reaching the gateway is given to a run:
    ``OPENAI_BASE_URL`` names the run; an in-process app may build its client from
    ``request.model_env``);
 2. else to the only run open in this process, when there is one;
-3. else to the one open run whose prompt the request's text contains;
+3. else to the one open run whose prompt the request's text contains (a prompt shorter than 12
+   characters only as a whole string of it, such as the user message);
 4. else to none: the call still replays or records by its content, only its file is named
    ``app-...`` and ``rewrite`` leaves it alone.
 
@@ -106,8 +107,16 @@ class AppRuns:
             runs = list(self._open.values())
         if len(runs) <= 1:
             return runs[0] if runs else None
-        text = "\n".join(_strings(body))
-        found = [run for run in runs if len(run.prompt) >= _MIN_PROMPT and run.prompt in text]
+        strings = list(_strings(body))
+        text = "\n".join(strings)
+        whole = set(strings)
+        # A long prompt inside the request, or a short one that is a whole string of it (the user
+        # message itself): "hi" inside "this" says nothing, a message that is exactly "hi" does.
+        found = [
+            run
+            for run in runs
+            if (len(run.prompt) >= _MIN_PROMPT and run.prompt in text) or run.prompt in whole
+        ]
         return found[0] if len({(r.source, r.label) for r in found}) == 1 else None
 
     def open_runs(self) -> list[AppRun]:

@@ -34,6 +34,17 @@ def test_a_shared_url_call_goes_to_the_only_open_run_or_to_the_one_whose_prompt_
     assert runs.guess(body) is other  # still that sample
 
 
+def test_a_short_prompt_is_found_only_as_a_whole_message() -> None:
+    runs = AppRuns()
+    first, tenth = runs.open(request("s1", "question 1")), runs.open(request("s10", "question 10"))
+    assert runs.guess({"messages": [{"role": "user", "content": "question 10"}]}) is tenth
+    assert runs.guess({"messages": [{"role": "user", "content": "question 1"}]}) is first
+    # Inside a longer text a short prompt proves nothing ("question 1" is in "question 10 ...").
+    assert runs.guess({"messages": [{"content": "Answer question 10 briefly"}]}) is None
+    runs.open(request("s1", "question 1", source="other.json"))  # the same prompt in two files
+    assert runs.guess({"messages": [{"role": "user", "content": "question 1"}]}) is None
+
+
 def test_repetitions_are_numbered_and_a_failed_call_gives_its_number_back() -> None:
     runs = AppRuns()
     scope = ("eval-samples.json", "a")
