@@ -119,6 +119,14 @@ class AppRuns:
         ]
         return found[0] if len({(r.source, r.label) for r in found}) == 1 else None
 
+    def count(self, run: AppRun, *, replayed: bool) -> None:
+        """One answered call of ``run`` (calls may be answered on several threads at once)."""
+        with self._lock:
+            if replayed:
+                run.replayed += 1
+            else:
+                run.live += 1
+
     def open_runs(self) -> list[AppRun]:
         """Every run open now (a miss no run could be found for is blamed on each)."""
         with self._lock:

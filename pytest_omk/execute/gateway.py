@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -56,6 +57,18 @@ def upstreams_from(environ: Mapping[str, str]) -> dict[str, str]:
     return {api: (environ.get(name) or DEFAULT_UPSTREAMS[api]).rstrip("/") for api, name in ENV_NAMES.items()}
 
 
+@dataclass(frozen=True)
+class _Call:
+    """One call of the app as the gateway sees it: the provider URL, whose it is, its identity."""
+
+    url: str
+    run: AppRun | None
+    scope: tuple[str, str] | None
+    identity: dict[str, Any]
+    repeated: str
+    occurrence: int
+
+
 class _Answered(Exception):
     """A live call the provider refused (not 2xx): sent back to the app as is, never recorded."""
 
@@ -92,7 +105,7 @@ class ModelGateway:
     def start(self) -> None:
         """Listen on a free loopback port; httpx clients in this process skip the socket."""
         self._server.start()
-        in_process.attach(self._server)
+        in_process.attach(self._server, self.replay_now)
 
     def env(self, run: AppRun | None = None) -> dict[str, str]:
         """``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` pointing here (for one run, or shared)."""
@@ -112,6 +125,45 @@ class ModelGateway:
 
     async def handle(self, request: HttpRequest) -> HttpResponse:
         """Answer one call of the app: replayed, or live (and recorded when the mode records)."""
+        call = self._prepare(request)
+        if isinstance(call, HttpResponse):
+            return call
+        answered = False
+        try:
+            payload, replayed = await self._answer(call.identity, request, call.url, call.run)
+            answered = True
+        except _Answered as refused:
+            return refused.response
+        except BudgetExhausted as spent:
+            self._refused(call.run, str(spent))
+            return _error(402, f"pytest-omk: {spent}")
+        except ReplayMissError as miss:
+            self._missed(call.run, str(miss))
+            return _error(404, str(miss))
+        finally:
+            self.runs.end(call.scope, call.repeated, call.occurrence, answered=answered)
+        return self._respond(call, payload, replayed)
+
+    def replay_now(self, request: HttpRequest) -> HttpResponse | None:
+        """The answer to a call that replays, made on the caller's thread (an app in this process
+        reaching the gateway through httpx, see :mod:`~pytest_omk.execute.in_process`): no hand-over
+        to the gateway's loop and back. ``None`` when the call does not simply replay (a live call,
+        a miss, an unreadable recording): :meth:`handle` then answers it as any call."""
+        if not self.store.replays:
+            return None
+        call = self._prepare(request)
+        if isinstance(call, HttpResponse):
+            return call
+        try:
+            payload = self._recorded(call)
+        except Exception:  # a broken recording: the ordinary path reports it
+            payload = None
+        # A call not answered here gives its occurrence back, so the ordinary path takes the same.
+        self.runs.end(call.scope, call.repeated, call.occurrence, answered=payload is not None)
+        return None if payload is None else self._respond(call, payload, True)
+
+    def _prepare(self, request: HttpRequest) -> _Call | HttpResponse:
+        """Where the call goes, whose it is, and its identity with its occurrence taken."""
         route, api, rest = _split_route(request.target)
         upstream = self.upstreams.get(api)
         if upstream is None:
@@ -128,25 +180,20 @@ class ModelGateway:
         repeated = repeat_key(identity)
         occurrence = self.runs.take(scope, repeated)
         identity["occurrence"] = occurrence
-        answered = False
-        try:
-            payload, replayed = await self._answer(identity, request, url, run)
-            answered = True
-        except _Answered as refused:
-            return refused.response
-        except BudgetExhausted as spent:
-            self._refused(run, str(spent))
-            return _error(402, f"pytest-omk: {spent}")
-        except ReplayMissError as miss:
-            self._missed(run, str(miss))
-            return _error(404, str(miss))
-        finally:
-            self.runs.end(scope, repeated, occurrence, answered=answered)
-        if run is not None:
-            if replayed:
-                run.replayed += 1
-            else:
-                run.live += 1
+        return _Call(url, run, scope, identity, repeated, occurrence)
+
+    def _recorded(self, call: _Call) -> dict[str, Any] | None:
+        """The recorded answer to ``call`` if there is one (replay modes only)."""
+        label = call.run.label if call.run is not None else UNATTRIBUTED
+        if self.store.replay_only and call.occurrence > 0:
+            earlier = self._earlier_occurrence(call.identity, label)
+            if earlier is not None:
+                return earlier
+        return self.store.get(KIND, call.identity, label=label)
+
+    def _respond(self, call: _Call, payload: dict[str, Any], replayed: bool) -> HttpResponse:
+        if call.run is not None:
+            self.runs.count(call.run, replayed=replayed)
         try:
             status, headers, data = replayed_answer(payload)
         except ValueError as exc:

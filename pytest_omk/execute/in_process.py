@@ -16,6 +16,10 @@ the socket would have carried, so recordings are the same whichever way a call c
 other request (another host, another port) goes on untouched. Subprocesses (``command:`` apps) and
 other clients (requests, aiohttp) still use the socket.
 
+A replayed call is answered on the caller's thread outright (the gateway's ``replay_now``): the
+hand-overs to the gateway's loop and back were most of what an in-process call still cost. A call
+that does not simply replay (live, a miss, a broken recording) goes to the loop as before.
+
 The patch is process-wide by nature (it is on httpx's classes); what it needs lives on the patched
 functions, not in this module, and the first gateway to start installs it, the last to stop
 removes it. No pytest here.
@@ -31,32 +35,36 @@ from typing import Any
 
 import httpx
 
-from pytest_omk.execute.loopback import HttpRequest, HttpResponse, LoopbackServer
+from pytest_omk.execute.loopback import MAX_BODY_BYTES, HttpRequest, HttpResponse, LoopbackServer
 
 _MARK = "__pytest_omk_in_process__"
+
+Quick = Callable[[HttpRequest], HttpResponse | None]
+"""An answer made on the caller's thread (a replay), or ``None`` to leave the call to the loop."""
 
 
 @dataclass
 class _Routes:
     """The gateways of this process by port, and the transport methods the patch replaced."""
 
-    servers: dict[int, LoopbackServer] = field(default_factory=dict)
+    servers: dict[int, tuple[LoopbackServer, Quick | None]] = field(default_factory=dict)
     sync_original: Callable[..., httpx.Response] | None = None
     async_original: Callable[..., Any] | None = None
 
-    def target(self, url: httpx.URL) -> LoopbackServer | None:
-        """The gateway ``url`` addresses, if it is one of this process's."""
+    def target(self, url: httpx.URL) -> tuple[LoopbackServer, Quick | None] | None:
+        """The gateway ``url`` addresses, if it is one of this process's, and its quick answer."""
         if url.host not in ("127.0.0.1", "localhost") or url.scheme != "http":
             return None
         return self.servers.get(url.port or 80)
 
 
-def attach(server: LoopbackServer) -> None:
-    """Answer httpx requests to ``server`` (already listening) in process from now on."""
+def attach(server: LoopbackServer, quick: Quick | None = None) -> None:
+    """Answer httpx requests to ``server`` (already listening) in process from now on; ``quick``
+    answers on the caller's thread what needs nothing of the server's loop (``None``: it does not)."""
     routes = _installed()
     if routes is None:
         routes = _install()
-    routes.servers[server.port] = server
+    routes.servers[server.port] = (server, quick)
 
 
 def detach(server: LoopbackServer) -> None:
@@ -84,11 +92,16 @@ def _install() -> _Routes:
     async_original = routes.async_original
 
     def handle_request(transport: httpx.HTTPTransport, request: httpx.Request) -> httpx.Response:
-        server = routes.target(request.url)
-        if server is None:
+        target = routes.target(request.url)
+        if target is None:
             assert sync_original is not None
             return sync_original(transport, request)
-        future = server.submit(server.respond(_request(request, request.read())))
+        server, quick = target
+        asked = _request(request, request.read())
+        answer = _quickly(quick, asked)
+        if answer is not None:
+            return _response(answer)
+        future = server.submit(server.respond(asked))
         try:
             answer = future.result(timeout=_read_timeout(request))
         except concurrent.futures.TimeoutError:
@@ -101,13 +114,17 @@ def _install() -> _Routes:
     async def handle_async_request(
         transport: httpx.AsyncHTTPTransport, request: httpx.Request
     ) -> httpx.Response:
-        server = routes.target(request.url)
-        if server is None:
+        target = routes.target(request.url)
+        if target is None:
             assert async_original is not None
             response: httpx.Response = await async_original(transport, request)
             return response
-        body = await request.aread()
-        future = asyncio.wrap_future(server.submit(server.respond(_request(request, body))))
+        server, quick = target
+        asked = _request(request, await request.aread())
+        answer = _quickly(quick, asked)
+        if answer is not None:
+            return _response(answer)
+        future = asyncio.wrap_future(server.submit(server.respond(asked)))
         try:
             answer = await asyncio.wait_for(future, _read_timeout(request))
         except TimeoutError:
@@ -120,6 +137,15 @@ def _install() -> _Routes:
     httpx.HTTPTransport.handle_request = handle_request  # type: ignore[method-assign,assignment]
     httpx.AsyncHTTPTransport.handle_async_request = handle_async_request  # type: ignore[method-assign,assignment]
     return routes
+
+
+def _quickly(quick: Quick | None, request: HttpRequest) -> HttpResponse | None:
+    if quick is None or len(request.body) > MAX_BODY_BYTES:
+        return None
+    try:
+        return quick(request)
+    except Exception:  # whatever went wrong, the loop's path answers it as it always did
+        return None
 
 
 def _request(request: httpx.Request, body: bytes) -> HttpRequest:

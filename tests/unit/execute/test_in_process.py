@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -164,4 +165,80 @@ def test_a_call_recorded_in_process_replays_over_the_socket(fake_llm: FakeLLM, t
     finally:
         replaying.stop()
     assert replayed["choices"][0]["message"]["content"] == live.json()["choices"][0]["message"]["content"]
+    assert len(fake_llm.requests) == 1
+
+
+class Quick:
+    """A quick answer that answers ``/quick`` itself, leaves the rest, and breaks on ``/broken``."""
+
+    def __init__(self) -> None:
+        self.threads: list[int] = []
+
+    def __call__(self, request: HttpRequest) -> HttpResponse | None:
+        self.threads.append(threading.get_ident())
+        if request.target == "/broken":
+            raise RuntimeError("quick path bug")
+        return HttpResponse(200, b"quick") if request.target == "/quick" else None
+
+
+def test_a_quick_answer_is_made_on_the_callers_thread_and_the_rest_goes_to_the_loop() -> None:
+    echo, quick = Echo(), Quick()
+    server = LoopbackServer(echo)
+    server.start()
+    in_process.attach(server, quick)
+    try:
+        assert httpx.get(f"http://127.0.0.1:{server.port}/quick").text == "quick"
+        assert echo.seen == []  # the loop's handler never saw it
+        assert httpx.get(f"http://127.0.0.1:{server.port}/other").status_code == 201
+        assert httpx.get(f"http://127.0.0.1:{server.port}/broken").status_code == 201  # fell back
+        assert [seen.target for seen in echo.seen] == ["/other", "/broken"]
+        assert quick.threads == [threading.get_ident()] * 3
+        assert server.accepted == 0
+    finally:
+        in_process.detach(server)
+        server.stop()
+
+
+def test_a_replay_through_the_gateway_is_answered_on_the_callers_thread(
+    fake_llm: FakeLLM, tmp_path: Path
+) -> None:
+    body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Say hi."}]}
+    env = {"OPENAI_BASE_URL": fake_llm.base_url + "/v1", "ANTHROPIC_BASE_URL": fake_llm.base_url}
+
+    def gateway(mode: str) -> tuple[ModelGateway, list[HttpResponse | None]]:
+        made = ModelGateway(RecordingStore(tmp_path / "rec", mode), upstreams_from(env), timeout=10)  # type: ignore[arg-type]
+        answers: list[HttpResponse | None] = []
+        plain = made.replay_now
+
+        def watched(request: HttpRequest) -> HttpResponse | None:
+            answers.append(plain(request))
+            return answers[-1]
+
+        made.replay_now = watched  # type: ignore[method-assign]
+        made.start()
+        return made, answers
+
+    recording, first = gateway("new_episodes")
+    try:
+        live = httpx.post(recording.env()["OPENAI_BASE_URL"] + "/chat/completions", json=body, timeout=10)
+    finally:
+        recording.stop()
+    assert live.status_code == 200 and first == [None]  # nothing recorded yet: the loop called live
+
+    replaying, second = gateway("none")
+    try:
+        for _ in range(2):  # the second is a repeat: replay-only mode replays the last recorded
+            again = httpx.post(
+                replaying.env()["OPENAI_BASE_URL"] + "/chat/completions", json=body, timeout=10
+            )
+            assert again.json() == live.json()
+        missed = httpx.post(
+            replaying.env()["OPENAI_BASE_URL"] + "/chat/completions",
+            json={**body, "model": "gpt-4.1"},
+            timeout=10,
+        )
+    finally:
+        replaying.stop()
+    assert [answer is not None for answer in second] == [True, True, False]
+    assert missed.status_code == 404 and "model" in missed.text  # the loop's path named the field
     assert len(fake_llm.requests) == 1
