@@ -38,6 +38,7 @@ import httpx
 from pytest_omk.execute.loopback import MAX_BODY_BYTES, HttpRequest, HttpResponse, LoopbackServer
 
 _MARK = "__pytest_omk_in_process__"
+_LATE = "pytest-omk's model gateway did not answer in time"
 
 Quick = Callable[[HttpRequest], HttpResponse | None]
 """An answer made on the caller's thread (a replay), or ``None`` to leave the call to the loop."""
@@ -88,55 +89,59 @@ def _install() -> _Routes:
         sync_original=httpx.HTTPTransport.handle_request,
         async_original=httpx.AsyncHTTPTransport.handle_async_request,
     )
-    sync_original = routes.sync_original
-    async_original = routes.async_original
 
     def handle_request(transport: httpx.HTTPTransport, request: httpx.Request) -> httpx.Response:
         target = routes.target(request.url)
         if target is None:
-            assert sync_original is not None
-            return sync_original(transport, request)
-        server, quick = target
-        asked = _request(request, request.read())
-        answer = _quickly(quick, asked)
-        if answer is not None:
-            return _response(answer)
-        future = server.submit(server.respond(asked))
-        try:
-            answer = future.result(timeout=_read_timeout(request))
-        except concurrent.futures.TimeoutError:
-            future.cancel()
-            raise httpx.ReadTimeout(
-                "pytest-omk's model gateway did not answer in time", request=request
-            ) from None
-        return _response(answer)
+            assert routes.sync_original is not None
+            return routes.sync_original(transport, request)
+        return _answer(*target, request)
 
     async def handle_async_request(
         transport: httpx.AsyncHTTPTransport, request: httpx.Request
     ) -> httpx.Response:
         target = routes.target(request.url)
         if target is None:
-            assert async_original is not None
-            response: httpx.Response = await async_original(transport, request)
+            assert routes.async_original is not None
+            response: httpx.Response = await routes.async_original(transport, request)
             return response
-        server, quick = target
-        asked = _request(request, await request.aread())
-        answer = _quickly(quick, asked)
-        if answer is not None:
-            return _response(answer)
-        future = asyncio.wrap_future(server.submit(server.respond(asked)))
-        try:
-            answer = await asyncio.wait_for(future, _read_timeout(request))
-        except TimeoutError:
-            raise httpx.ReadTimeout(
-                "pytest-omk's model gateway did not answer in time", request=request
-            ) from None
-        return _response(answer)
+        return await _answer_async(*target, request)
 
     setattr(handle_request, _MARK, routes)
     httpx.HTTPTransport.handle_request = handle_request  # type: ignore[method-assign,assignment]
     httpx.AsyncHTTPTransport.handle_async_request = handle_async_request  # type: ignore[method-assign,assignment]
     return routes
+
+
+def _answer(server: LoopbackServer, quick: Quick | None, request: httpx.Request) -> httpx.Response:
+    """A sync client's request to ``server``: quickly if it can be, else on the server's loop."""
+    asked = _request(request, request.read())
+    answer = _quickly(quick, asked)
+    if answer is not None:
+        return _response(answer)
+    future = server.submit(server.respond(asked))
+    try:
+        answer = future.result(timeout=_read_timeout(request))
+    except concurrent.futures.TimeoutError:
+        future.cancel()
+        raise httpx.ReadTimeout(_LATE, request=request) from None
+    return _response(answer)
+
+
+async def _answer_async(
+    server: LoopbackServer, quick: Quick | None, request: httpx.Request
+) -> httpx.Response:
+    """An async client's request to ``server`` (from any event loop but the server's own)."""
+    asked = _request(request, await request.aread())
+    answer = _quickly(quick, asked)
+    if answer is not None:
+        return _response(answer)
+    future = asyncio.wrap_future(server.submit(server.respond(asked)))
+    try:
+        answer = await asyncio.wait_for(future, _read_timeout(request))
+    except TimeoutError:
+        raise httpx.ReadTimeout(_LATE, request=request) from None
+    return _response(answer)
 
 
 def _quickly(quick: Quick | None, request: HttpRequest) -> HttpResponse | None:
