@@ -65,10 +65,6 @@ class RoleTotals:
     unpriced_tokens: int = 0
     tokens: int = 0
 
-    def add(self, result: ExecutionResult) -> None:
-        """Count one finished live call."""
-        self.count((result.inputTokens or 0) + (result.outputTokens or 0), result.costUSD)
-
     def count(self, tokens: int, cost_usd: float | None) -> None:
         """Count one finished live call of ``tokens`` tokens costing ``cost_usd`` (``None``: no price)."""
         self.calls += 1
@@ -185,19 +181,17 @@ class Budget:
     def settle(self, role: Role, result: ExecutionResult | None) -> None:
         """A call admitted earlier ended (``None``: it failed, and what it cost is not known)."""
         if result is None:
-            self.settle_usage(role, None, None, failed=True)
+            with self._lock:
+                self._in_flight -= 1
         else:
             self.settle_usage(role, (result.inputTokens or 0) + (result.outputTokens or 0), result.costUSD)
 
-    def settle_usage(
-        self, role: Role, tokens: int | None, cost_usd: float | None, *, failed: bool = False
-    ) -> None:
-        """A call admitted earlier ended, with its tokens and cost as far as they are known (an
-        app's model call through the gateway: read from the provider's answer)."""
+    def settle_usage(self, role: Role, tokens: int, cost_usd: float | None) -> None:
+        """A call admitted earlier ended with ``tokens`` tokens costing ``cost_usd`` (``None``: no
+        price), as far as they are known (an app's call through the gateway: read from the answer)."""
         with self._lock:
             self._in_flight -= 1
-            if not failed:
-                self._spend.roles.setdefault(role, RoleTotals()).count(tokens or 0, cost_usd)
+            self._spend.roles.setdefault(role, RoleTotals()).count(tokens, cost_usd)
 
     def spend(self) -> Spend:
         """A copy of what was spent so far."""

@@ -217,7 +217,7 @@ class ModelGateway:
             try:
                 answer = await self._forward(request, url)
             except BaseException:
-                self.budget.settle_usage("model", None, None, failed=True)
+                self.budget.settle("model", None)
                 raise
             self.budget.settle_usage("model", *self._usage(identity, answer, url))
             return answer

@@ -80,7 +80,7 @@ def test_an_apps_calls_settle_with_the_usage_the_gateway_read() -> None:
         budget.admit()
     budget.settle_usage("model", 300, 0.02)
     budget.settle_usage("model", 40, None)  # a local model: counted by its tokens only
-    budget.settle_usage("model", None, None, failed=True)  # the provider refused it: nothing known
+    budget.settle("model", None)  # the provider refused it: nothing known
     model = budget.spend().roles["model"]
     assert (model.calls, model.priced_calls, model.unpriced_calls) == (2, 1, 1)
     assert (model.tokens, model.unpriced_tokens, model.cost_usd) == (340, 40, 0.02)
