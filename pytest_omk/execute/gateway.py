@@ -99,13 +99,13 @@ class ModelGateway:
         """The run's spending cap: a live call of the app asks it first, as the executors' calls do."""
         self.prices = prices or PriceBook()
         self.runs = AppRuns()
-        self._server = LoopbackServer(self.handle)
+        self._server = LoopbackServer(self.handle, quick=self.replay_now)
         self._client: httpx.AsyncClient | None = None
 
     def start(self) -> None:
         """Listen on a free loopback port; httpx clients in this process skip the socket."""
         self._server.start()
-        in_process.attach(self._server, self.replay_now)
+        in_process.attach(self._server)
 
     def env(self, run: AppRun | None = None) -> dict[str, str]:
         """``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` pointing here (for one run, or shared)."""

@@ -16,7 +16,8 @@ the socket would have carried, so recordings are the same whichever way a call c
 other request (another host, another port) goes on untouched. Subprocesses (``command:`` apps) and
 other clients (requests, aiohttp) still use the socket.
 
-A replayed call is answered on the caller's thread outright (the gateway's ``replay_now``): the
+A replayed call is answered on the caller's thread outright (the server's quick answer, the
+gateway's ``replay_now``): the
 hand-overs to the gateway's loop and back were most of what an in-process call still cost. A call
 that does not simply replay (live, a miss, a broken recording) goes to the loop as before.
 
@@ -35,37 +36,33 @@ from typing import Any
 
 import httpx
 
-from pytest_omk.execute.loopback import MAX_BODY_BYTES, HttpRequest, HttpResponse, LoopbackServer
+from pytest_omk.execute.loopback import HttpRequest, HttpResponse, LoopbackServer
 
 _MARK = "__pytest_omk_in_process__"
 _LATE = "pytest-omk's model gateway did not answer in time"
-
-Quick = Callable[[HttpRequest], HttpResponse | None]
-"""An answer made on the caller's thread (a replay), or ``None`` to leave the call to the loop."""
 
 
 @dataclass
 class _Routes:
     """The gateways of this process by port, and the transport methods the patch replaced."""
 
-    servers: dict[int, tuple[LoopbackServer, Quick | None]] = field(default_factory=dict)
-    sync_original: Callable[..., httpx.Response] | None = None
-    async_original: Callable[..., Any] | None = None
+    sync_original: Callable[..., httpx.Response]
+    async_original: Callable[..., Any]
+    servers: dict[int, LoopbackServer] = field(default_factory=dict)
 
-    def target(self, url: httpx.URL) -> tuple[LoopbackServer, Quick | None] | None:
-        """The gateway ``url`` addresses, if it is one of this process's, and its quick answer."""
+    def target(self, url: httpx.URL) -> LoopbackServer | None:
+        """The gateway ``url`` addresses, if it is one of this process's."""
         if url.host not in ("127.0.0.1", "localhost") or url.scheme != "http":
             return None
         return self.servers.get(url.port or 80)
 
 
-def attach(server: LoopbackServer, quick: Quick | None = None) -> None:
-    """Answer httpx requests to ``server`` (already listening) in process from now on; ``quick``
-    answers on the caller's thread what needs nothing of the server's loop (``None``: it does not)."""
+def attach(server: LoopbackServer) -> None:
+    """Answer httpx requests to ``server`` (already listening) in process from now on."""
     routes = _installed()
     if routes is None:
         routes = _install()
-    routes.servers[server.port] = (server, quick)
+    routes.servers[server.port] = server
 
 
 def detach(server: LoopbackServer) -> None:
@@ -75,8 +72,8 @@ def detach(server: LoopbackServer) -> None:
         return
     routes.servers.pop(server.port, None)
     if not routes.servers:
-        httpx.HTTPTransport.handle_request = routes.sync_original  # type: ignore[method-assign,assignment]
-        httpx.AsyncHTTPTransport.handle_async_request = routes.async_original  # type: ignore[method-assign,assignment]
+        httpx.HTTPTransport.handle_request = routes.sync_original  # type: ignore[method-assign]
+        httpx.AsyncHTTPTransport.handle_async_request = routes.async_original  # type: ignore[method-assign]
 
 
 def _installed() -> _Routes | None:
@@ -91,21 +88,19 @@ def _install() -> _Routes:
     )
 
     def handle_request(transport: httpx.HTTPTransport, request: httpx.Request) -> httpx.Response:
-        target = routes.target(request.url)
-        if target is None:
-            assert routes.sync_original is not None
+        server = routes.target(request.url)
+        if server is None:
             return routes.sync_original(transport, request)
-        return _answer(*target, request)
+        return _answer(server, request)
 
     async def handle_async_request(
         transport: httpx.AsyncHTTPTransport, request: httpx.Request
     ) -> httpx.Response:
-        target = routes.target(request.url)
-        if target is None:
-            assert routes.async_original is not None
+        server = routes.target(request.url)
+        if server is None:
             response: httpx.Response = await routes.async_original(transport, request)
             return response
-        return await _answer_async(*target, request)
+        return await _answer_async(server, request)
 
     setattr(handle_request, _MARK, routes)
     httpx.HTTPTransport.handle_request = handle_request  # type: ignore[method-assign,assignment]
@@ -113,10 +108,10 @@ def _install() -> _Routes:
     return routes
 
 
-def _answer(server: LoopbackServer, quick: Quick | None, request: httpx.Request) -> httpx.Response:
-    """A sync client's request to ``server``: quickly if it can be, else on the server's loop."""
+def _answer(server: LoopbackServer, request: httpx.Request) -> httpx.Response:
+    """A sync client's request to ``server``: on this thread if it can be, else on the server's loop."""
     asked = _request(request, request.read())
-    answer = _quickly(quick, asked)
+    answer = server.respond_here(asked)
     if answer is not None:
         return _response(answer)
     future = server.submit(server.respond(asked))
@@ -128,12 +123,10 @@ def _answer(server: LoopbackServer, quick: Quick | None, request: httpx.Request)
     return _response(answer)
 
 
-async def _answer_async(
-    server: LoopbackServer, quick: Quick | None, request: httpx.Request
-) -> httpx.Response:
+async def _answer_async(server: LoopbackServer, request: httpx.Request) -> httpx.Response:
     """An async client's request to ``server`` (from any event loop but the server's own)."""
     asked = _request(request, await request.aread())
-    answer = _quickly(quick, asked)
+    answer = server.respond_here(asked)
     if answer is not None:
         return _response(answer)
     future = asyncio.wrap_future(server.submit(server.respond(asked)))
@@ -142,15 +135,6 @@ async def _answer_async(
     except TimeoutError:
         raise httpx.ReadTimeout(_LATE, request=request) from None
     return _response(answer)
-
-
-def _quickly(quick: Quick | None, request: HttpRequest) -> HttpResponse | None:
-    if quick is None or len(request.body) > MAX_BODY_BYTES:
-        return None
-    try:
-        return quick(request)
-    except Exception:  # whatever went wrong, the loop's path answers it as it always did
-        return None
 
 
 def _request(request: httpx.Request, body: bytes) -> HttpRequest:

@@ -183,9 +183,9 @@ class Quick:
 
 def test_a_quick_answer_is_made_on_the_callers_thread_and_the_rest_goes_to_the_loop() -> None:
     echo, quick = Echo(), Quick()
-    server = LoopbackServer(echo)
+    server = LoopbackServer(echo, quick=quick)
     server.start()
-    in_process.attach(server, quick)
+    in_process.attach(server)
     try:
         assert httpx.get(f"http://127.0.0.1:{server.port}/quick").text == "quick"
         assert echo.seen == []  # the loop's handler never saw it
@@ -200,21 +200,22 @@ def test_a_quick_answer_is_made_on_the_callers_thread_and_the_rest_goes_to_the_l
 
 
 def test_a_replay_through_the_gateway_is_answered_on_the_callers_thread(
-    fake_llm: FakeLLM, tmp_path: Path
+    fake_llm: FakeLLM, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     body = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "Say hi."}]}
     env = {"OPENAI_BASE_URL": fake_llm.base_url + "/v1", "ANTHROPIC_BASE_URL": fake_llm.base_url}
+    plain = ModelGateway.replay_now
 
     def gateway(mode: str) -> tuple[ModelGateway, list[HttpResponse | None]]:
-        made = ModelGateway(RecordingStore(tmp_path / "rec", mode), upstreams_from(env), timeout=10)  # type: ignore[arg-type]
         answers: list[HttpResponse | None] = []
-        plain = made.replay_now
 
-        def watched(request: HttpRequest) -> HttpResponse | None:
-            answers.append(plain(request))
+        def watched(self: ModelGateway, request: HttpRequest) -> HttpResponse | None:
+            answers.append(plain(self, request))
             return answers[-1]
 
-        made.replay_now = watched  # type: ignore[method-assign]
+        # Watched before the gateway is made: its server takes the quick answer when it is built.
+        monkeypatch.setattr(ModelGateway, "replay_now", watched)
+        made = ModelGateway(RecordingStore(tmp_path / "rec", mode), upstreams_from(env), timeout=10)  # type: ignore[arg-type]
         made.start()
         return made, answers
 
