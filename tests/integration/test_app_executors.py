@@ -305,6 +305,7 @@ def many_samples(pytester: pytest.Pytester, llm: FakeLLM) -> None:
     write_sample_set(pytester, *samples)
 
 
+@pytest.mark.multiprocess
 @pytest.mark.parametrize(
     "replay_args", [("--omk-concurrency", "16"), ("-n", "2")], ids=["concurrency-16", "xdist-2"]
 )
@@ -472,6 +473,7 @@ def test_the_app_fixture_in_the_header(pytester: pytest.Pytester, omk_run: OmkRu
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "support-app"
 
 
+@pytest.mark.multiprocess
 def test_the_support_app_example_runs_offline_from_its_recorded_model_calls(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -461,6 +461,7 @@ def test_items_report_the_line_of_their_sample(pytester: pytest.Pytester, omk_ru
     )
 
 
+@pytest.mark.multiprocess
 def test_plain_regexes_are_checked_without_starting_v8(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
     """Starting V8 (its library, asyncio, a context) was a third of collecting a small file; a plain
     pattern is known to compile without it (pytest_omk.js.regex_syntax), and a bad one still errors.

@@ -46,6 +46,7 @@ def two_samples(pytester: pytest.Pytester) -> None:
 # --- 1. usage errors under -n -------------------------------------------------------------------
 
 
+@pytest.mark.multiprocess
 def test_a_missing_key_is_the_same_usage_error_with_and_without_xdist(
     pytester: pytest.Pytester, omk_run: OmkRun
 ) -> None:
@@ -58,6 +59,7 @@ def test_a_missing_key_is_the_same_usage_error_with_and_without_xdist(
     assert spread == alone
 
 
+@pytest.mark.multiprocess
 def test_a_judge_without_key_is_a_usage_error_under_xdist_and_blames_no_test(
     pytester: pytest.Pytester, omk_run: OmkRun
 ) -> None:
@@ -79,6 +81,7 @@ def docs_conftest() -> str:
     return found[0]
 
 
+@pytest.mark.multiprocess
 @pytest.mark.parametrize("xdist", [False, True], ids=["alone", "n2"])
 def test_disabling_the_plugin_next_to_a_conftest_from_the_docs_works(
     pytester: pytest.Pytester, xdist: bool
@@ -93,6 +96,7 @@ def test_disabling_the_plugin_next_to_a_conftest_from_the_docs_works(
     result.assert_outcomes(passed=1)
 
 
+@pytest.mark.multiprocess
 @pytest.mark.parametrize("xdist", [False, True], ids=["alone", "n2"])
 def test_an_unreadable_system_prompt_file_is_one_line(
     pytester: pytest.Pytester, omk_run: OmkRun, xdist: bool
@@ -103,6 +107,7 @@ def test_an_unreadable_system_prompt_file_is_one_line(
     assert "--omk-system" in line and "nope.md" in line
 
 
+@pytest.mark.multiprocess
 @pytest.mark.parametrize("xdist", [False, True], ids=["alone", "n2"])
 def test_an_unimportable_python_executor_is_one_line(
     pytester: pytest.Pytester, omk_run: OmkRun, xdist: bool
@@ -220,6 +225,7 @@ def test_no_executor_says_why_in_the_summary_without_rs(pytester: pytest.Pyteste
     result.stdout.fnmatch_lines([f"*skipped 2*{NO_EXECUTOR}*"])
 
 
+@pytest.mark.multiprocess
 @pytest.mark.parametrize("xdist", [False, True], ids=["alone", "n2"])
 def test_no_executor_under_ci_is_a_usage_error(
     pytester: pytest.Pytester, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch, xdist: bool

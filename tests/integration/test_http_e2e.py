@@ -216,6 +216,7 @@ def test_a_replay_miss_in_none_mode_is_an_error_naming_the_nearest_recording(
     assert len(llm.requests) == 1
 
 
+@pytest.mark.multiprocess
 @pytest.mark.skipif(not __import__("importlib").util.find_spec("xdist"), reason="needs pytest-xdist")
 def test_xdist_calls_each_model_once_and_matches_a_plain_run(
     pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
@@ -399,6 +400,7 @@ def test_a_replay_only_run_loads_no_ca_bundle(
     assert len(tls_builds) == 1
 
 
+@pytest.mark.multiprocess
 def test_a_plain_api_run_never_imports_the_agent(
     pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
 ) -> None:

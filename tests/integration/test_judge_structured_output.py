@@ -171,6 +171,7 @@ def test_a_reply_still_unusable_is_quoted(pytester: pytest.Pytester, omk_run: Om
     )
 
 
+@pytest.mark.multiprocess
 def test_under_xdist_each_worker_learns_it_and_the_summary_says_it_once(
     pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
 ) -> None:

@@ -102,6 +102,7 @@ def pytest_runtest_logstart(nodeid, location):
 """
 
 
+@pytest.mark.multiprocess
 def test_a_run_samples_model_and_plan_are_freed_before_the_run_ends(
     pytester: pytest.Pytester, omk_run: OmkRun
 ) -> None:
@@ -261,6 +262,7 @@ def pytest_configure(config):
 """
 
 
+@pytest.mark.multiprocess
 def test_the_xdist_controller_freezes_what_a_large_run_keeps(
     pytester: pytest.Pytester, omk_run: OmkRun
 ) -> None:

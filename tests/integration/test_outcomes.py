@@ -576,6 +576,7 @@ def test_junit_properties_hook(pytester: pytest.Pytester, omk_run: OmkRun) -> No
     assert props["omk.assertion.0.contains"] == "pass"
 
 
+@pytest.mark.multiprocess
 def test_junit_xunit2_with_warnings_as_errors(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
     write_sample_set(pytester, sample("w", assertions=[{"type": "contains", "value": "say"}]))
     result = omk_run(
@@ -730,6 +731,7 @@ def _strip_volatile(report: dict[str, Any]) -> dict[str, Any]:
     return report
 
 
+@pytest.mark.multiprocess
 def test_xdist_gives_the_same_results(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand, monkeypatch: pytest.MonkeyPatch
 ) -> None:

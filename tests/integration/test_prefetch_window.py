@@ -51,6 +51,7 @@ def pytest_sessionfinish(session):
 """
 
 
+@pytest.mark.multiprocess
 def test_calls_run_ahead_of_the_run_loop_by_at_most_the_window(
     pytester: pytest.Pytester, omk_run: OmkRun
 ) -> None:

@@ -39,6 +39,7 @@ def many_samples(count: int) -> dict[str, object]:
 SCALE_CALLS = int(os.environ.get("OMK_SCALE_CALLS", "4000"))
 
 
+@pytest.mark.multiprocess
 @pytest.mark.slow
 def test_thousands_of_calls_record_under_two_workers_without_loss(
     pytester: pytest.Pytester, omk_run: OmkRun
@@ -82,6 +83,7 @@ def test_a_recording_made_under_one_rootdir_replays_under_another(
     assert "model calls: 0 live, 1 replayed" in replayed.stdout.str()
 
 
+@pytest.mark.multiprocess
 def test_checks_share_the_items_capture_instead_of_opening_one_each(
     pytester: pytest.Pytester, omk_run: OmkRun
 ) -> None:

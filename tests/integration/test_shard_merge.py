@@ -64,6 +64,7 @@ def merge(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return omk_command(cwd, "merge", *args)
 
 
+@pytest.mark.multiprocess
 def test_three_shards_merged_equal_one_run(
     project: pytest.Pytester, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -95,6 +96,7 @@ def test_three_shards_merged_equal_one_run(
     assert normalised(project.path / "merged.json") == normalised(project.path / "one.json")
 
 
+@pytest.mark.multiprocess
 @pytest.mark.parametrize(
     ("shards", "message"),
     [
@@ -112,6 +114,7 @@ def test_merge_names_missing_or_repeated_shards(
     assert message in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.multiprocess
 def test_merge_rejects_a_file_that_is_no_shard_report(project: pytest.Pytester, omk_run: OmkRun) -> None:
     omk_run(*COMMON, "--omk-report=whole.json", subprocess=True)
     (project.path / "junk.json").write_text(json.dumps({"hello": 1}), encoding="utf-8")

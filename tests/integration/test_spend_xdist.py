@@ -33,6 +33,7 @@ CHECK = [{"type": "contains", "value": "alpha"}]
 pytest.importorskip("xdist")
 
 
+@pytest.mark.multiprocess
 def test_budget_is_shared_by_the_workers(
     pytester: pytest.Pytester, fake_llm: FakeLLM, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -68,6 +69,7 @@ def test_budget_is_shared_by_the_workers(
     assert budget["roles"]["model"]["calls"] == calls
 
 
+@pytest.mark.multiprocess
 def test_changed_under_xdist_reports_the_carried_samples(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
     pytester.makeconftest(COUNTING_CONFTEST)
     samples = [sample(f"s{i}", f"good {i}", assertions=CHECK) for i in range(6)]

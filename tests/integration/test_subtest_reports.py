@@ -91,6 +91,7 @@ def test_batched_passing_subtests_equal_the_context_managers_reports(
     assert sum("SUBPASSED" in line for line in batched_lines) == 9
 
 
+@pytest.mark.multiprocess
 def test_batched_subtests_travel_from_xdist_workers(
     pytester: pytest.Pytester, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -38,6 +38,7 @@ def asked(llm: FakeLLM) -> Counter[str]:
     return Counter(r.user for r in llm.requests)
 
 
+@pytest.mark.multiprocess
 def test_two_workers_have_every_call_in_flight_at_once(
     pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
 ) -> None:
@@ -63,6 +64,7 @@ def test_two_workers_have_every_call_in_flight_at_once(
     assert load_report(pytester.path / "r.json")["summary"]["modelCalls"]["live"] == 12
 
 
+@pytest.mark.multiprocess
 def test_each_worker_keeps_to_its_share_of_the_concurrency(
     pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
 ) -> None:
@@ -75,6 +77,7 @@ def test_each_worker_keeps_to_its_share_of_the_concurrency(
     assert sum(asked(llm).values()) == 12
 
 
+@pytest.mark.multiprocess
 def test_deselected_items_are_never_called(pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM) -> None:
     write_questions(pytester, 12)
     llm.add_rule(None, "yes")
@@ -84,6 +87,7 @@ def test_deselected_items_are_never_called(pytester: pytest.Pytester, omk_run: O
     assert asked(llm) == Counter({"Question 1": 1, "Question 2": 1, "Question 3": 1})
 
 
+@pytest.mark.multiprocess
 @pytest.mark.parametrize("stop", [("-x",), ("--maxfail", "2")], ids=["x", "maxfail"])
 def test_stopping_early_behaves_as_in_one_process(
     pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM, stop: tuple[str, ...]

@@ -41,6 +41,7 @@ def test_a_real_provider_answers_and_reports_usage(spec: str, key: str) -> None:
     asyncio.run(go())
 
 
+@pytest.mark.multiprocess
 def test_a_real_judge_scores_a_rubric_dimension(pytester: pytest.Pytester) -> None:
     _require("OPENAI_API_KEY")
     pytester.makefile(

@@ -318,6 +318,7 @@ def test_faults_never_change_a_grade_and_errors_name_the_fault(
 KILL_SAMPLES = 40
 
 
+@pytest.mark.multiprocess
 def test_sigkill_mid_run_leaves_only_whole_recordings(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:

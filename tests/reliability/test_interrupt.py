@@ -123,6 +123,7 @@ def run_dir(tmp_path: Path) -> Path:
 # --- HTTP calls to a slow model -------------------------------------------------------------------
 
 
+@pytest.mark.multiprocess
 def test_ctrl_c_during_slow_http_calls(run_dir: Path, fake_llm: FakeLLM, env: dict[str, str]) -> None:
     fake_llm.script(default="ok")
     for i in range(24):
@@ -189,6 +190,7 @@ def interrupt_once_started(
 # --- a command executor that sleeps in a child process --------------------------------------------
 
 
+@pytest.mark.multiprocess
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["one-process", "xdist"])
 def test_ctrl_c_during_sleeping_commands(run_dir: Path, env: dict[str, str], workers: list[str]) -> None:
     pids = run_dir / "pids.txt"
@@ -213,6 +215,7 @@ def test_ctrl_c_during_sleeping_commands(run_dir: Path, env: dict[str, str], wor
 # --- the agent's Bash tool running a long sleep ---------------------------------------------------
 
 
+@pytest.mark.multiprocess
 def test_ctrl_c_during_an_agent_bash_tool(run_dir: Path, fake_llm: FakeLLM, env: dict[str, str]) -> None:
     # Bash may run sandboxed (no writes outside its copy, pids of its own namespace), so its sleeps
     # are found by the marker every process of the run inherits, under their host pids.
@@ -253,6 +256,7 @@ def test_ctrl_c_during_an_agent_bash_tool(run_dir: Path, fake_llm: FakeLLM, env:
 # --- an MCP server started for URL resolution ------------------------------------------------------
 
 
+@pytest.mark.multiprocess
 def test_ctrl_c_after_an_mcp_server_started(run_dir: Path, fake_llm: FakeLLM, env: dict[str, str]) -> None:
     pidfile = run_dir / "mcp.pid"
     server = {

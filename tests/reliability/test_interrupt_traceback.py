@@ -53,6 +53,7 @@ def _lineless_entry() -> types.TracebackType:
     return entry
 
 
+@pytest.mark.multiprocess
 def test_the_run_ends_interrupted_and_says_so(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_interrupted=INTERRUPTED_WITH_A_LINELESS_ENTRY)
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")

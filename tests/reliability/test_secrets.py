@@ -61,6 +61,7 @@ def mcp_config(token: str) -> dict[str, Any]:
     }
 
 
+@pytest.mark.multiprocess
 def test_configured_secrets_appear_in_no_file_and_no_output(
     pytester: pytest.Pytester, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -234,6 +235,7 @@ def test_a_configured_secret_in_a_prompt_is_scrubbed_from_recordings(
     assert key not in replay.stdout.str()
 
 
+@pytest.mark.multiprocess
 def test_no_secret_reaches_the_agent_its_model_or_any_sink(
     pytester: pytest.Pytester, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:

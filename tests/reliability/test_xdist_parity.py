@@ -17,6 +17,7 @@ from tests.support.reports import normalised
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
+@pytest.mark.multiprocess
 @pytest.mark.parametrize("example", ["quickstart", "ab-compare"])
 def test_two_workers_write_the_same_report_as_one(
     pytester: pytest.Pytester, omk_run: OmkRun, example: str

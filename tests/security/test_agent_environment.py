@@ -53,6 +53,7 @@ def files_under(root: Path) -> dict[Path, bytes]:
     return {p: p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()}
 
 
+@pytest.mark.multiprocess
 @probe("secrets")
 def test_bash_env_shows_the_model_no_credential_of_any_name(
     pytester: pytest.Pytester, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch

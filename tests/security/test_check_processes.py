@@ -73,6 +73,7 @@ def test_a_js_check_leaves_no_child_process(tmp_path: Path, node: None, hang: bo
     )
 
 
+@pytest.mark.multiprocess
 @probe("interrupt")
 def test_ctrl_c_during_a_js_check_leaves_no_child_process(
     tmp_path: Path, node: None, fake_command: FakeCommand

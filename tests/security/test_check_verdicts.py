@@ -36,6 +36,7 @@ CHECKS = {
 }
 
 
+@pytest.mark.multiprocess
 @probe("custom check")
 @pytest.mark.parametrize("runner", CHECKS.keys())
 def test_a_check_that_logs_the_output_cannot_be_forged_into_a_pass(

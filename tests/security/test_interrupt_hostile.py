@@ -50,6 +50,7 @@ def _stop(run_dir: Path, env: dict[str, str], started: Any) -> tuple[float, str]
     return exited - sent, "\n".join((out + err).splitlines()[-40:])
 
 
+@pytest.mark.multiprocess
 @probe("interrupt")
 def test_ctrl_c_during_hostile_work_ends_promptly(tmp_path: Path, fake_llm: FakeLLM) -> None:
     require_proc()

@@ -40,6 +40,7 @@ def as_read(text: str) -> str:
     return unicodedata.normalize("NFKC", _IGNORABLE.sub("", text))
 
 
+@pytest.mark.multiprocess
 @probe("judge tags")
 def test_no_lookalike_of_a_closing_tag_reaches_the_judge(
     pytester: pytest.Pytester, fake_command: FakeCommand, fake_judge: FakeCommand

@@ -20,6 +20,7 @@ STORED_LIMIT = 4 * 1024 * 1024
 """What two capped outputs and everything around them must fit in, per file."""
 
 
+@pytest.mark.multiprocess
 @probe("size cap")
 def test_two_huge_outputs_are_stored_capped_and_graded_whole(
     pytester: pytest.Pytester, fake_command: FakeCommand

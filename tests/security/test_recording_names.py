@@ -27,6 +27,7 @@ def _full_width(text: str) -> str:
     return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in text)
 
 
+@pytest.mark.multiprocess
 @probe("secrets")
 def test_no_spelling_of_a_secret_reaches_a_recording_path(
     pytester: pytest.Pytester, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch

@@ -66,6 +66,7 @@ def test_a_broken_judge_never_turns_a_rubric_only_sample_green(
 # --- custom checks --------------------------------------------------------------------------------
 
 
+@pytest.mark.multiprocess
 @probe("custom check")
 @pytest.mark.parametrize(
     "body",
@@ -159,6 +160,7 @@ def test_a_command_timeout_with_an_escaped_child_is_not_retried(
 # --- terminal and caps ----------------------------------------------------------------------------
 
 
+@pytest.mark.multiprocess
 @probe("terminal")
 @pytest.mark.parametrize("evil", ["\x1b[2K\rPASSED", "\x1b]0;title\x07", "a\rb", "\u202eabc"])
 def test_control_characters_in_ids_and_messages_never_reach_the_terminal(

@@ -179,6 +179,7 @@ MODES = {
 }
 
 
+@pytest.mark.multiprocess
 @probe("terminal")
 @pytest.mark.parametrize("mode", MODES.values(), ids=MODES.keys())
 def test_no_sink_shows_a_secret_or_a_raw_control_under_any_mode(
@@ -234,6 +235,7 @@ def test_no_sink_shows_a_secret_or_a_raw_control_under_any_mode(
 # --- one finding each -------------------------------------------------------------------------------
 
 
+@pytest.mark.multiprocess
 @probe("terminal")
 def test_tb_line_shows_judge_reasons_and_check_messages_escaped_and_scrubbed(
     pytester: pytest.Pytester,
@@ -261,6 +263,7 @@ def test_tb_line_shows_judge_reasons_and_check_messages_escaped_and_scrubbed(
     assert "judge says \\x1b[2J" in out
 
 
+@pytest.mark.multiprocess
 @probe("secrets")
 def test_pytest_html_extras_carry_no_secret(
     pytester: pytest.Pytester,
@@ -285,6 +288,7 @@ def test_pytest_html_extras_carry_no_secret(
     assert not leaks, leaks
 
 
+@pytest.mark.multiprocess
 @probe("terminal")
 @pytest.mark.parametrize("mode", ["new_episodes", "once"])
 def test_recording_warnings_escape_control_characters_in_local_modes(
@@ -311,6 +315,7 @@ def test_recording_warnings_escape_control_characters_in_local_modes(
     assert "\\x1b]0;pwned\\x07" in out  # named, visibly
 
 
+@pytest.mark.multiprocess
 @probe("terminal")
 def test_a_bidi_override_never_reaches_html_or_markdown(
     pytester: pytest.Pytester, fake_command: FakeCommand, monkeypatch: pytest.MonkeyPatch

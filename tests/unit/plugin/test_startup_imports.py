@@ -64,6 +64,7 @@ def _run_loaded(pytester: pytest.Pytester, *args: str, passed: int = 1) -> set[s
     return set(json.loads((pytester.path / "loaded.json").read_text()))
 
 
+@pytest.mark.multiprocess
 @pytest.mark.parametrize("options", [(), ("--omk-executor", "openai", "--omk-judge", "openai")])
 def test_a_run_without_sample_files_pays_for_none_of_it(
     pytester: pytest.Pytester, options: tuple[str, ...]
@@ -77,6 +78,7 @@ def test_a_run_without_sample_files_pays_for_none_of_it(
     assert _run_loaded(pytester, *options) <= baseline
 
 
+@pytest.mark.multiprocess
 def test_a_run_with_a_sample_file_starts_the_call_path_while_it_collects(pytester: pytest.Pytester) -> None:
     # The counterpart, so that the test above cannot pass by the conftest seeing nothing.
     pytester.makeconftest(CONFTEST)
@@ -117,6 +119,7 @@ def pytest_unconfigure(config):
 """
 
 
+@pytest.mark.multiprocess
 @pytest.mark.parametrize(
     ("name", "expected"), [("eval-samples.json", set()), ("eval-samples.yaml", {"yaml"})]
 )
