@@ -1,6 +1,6 @@
 """Green means green: a misconfigured run stops with one line and exit 4, with or without xdist.
 
-Each test reproduces one finding of issue 42 as a user meets it: the same usage error under
+Each test is one misconfiguration as a user meets it: the same usage error under
 ``-n 2`` as without it (never an INTERNALERROR), a path option that must not change which ini file
 is read, a regression gate that compared nothing, typos that ended in "all skipped, exit 0", and
 an ini record mode that made live calls in CI.

@@ -1,4 +1,4 @@
-"""``python -m pytest_omk merge`` never turns failed shards green (finding 6 of issue 42).
+"""``python -m pytest_omk merge`` never turns failed shards green.
 
 The merged exit status is the worst of the shards' (a failed ordinary test, a collection error or
 an internal error included); each sample's outcome is recomputed from its readings, not trusted;
