@@ -21,11 +21,11 @@ from pytest_omk.plugin.compat import fixture_value, keep_current_test_variable
 
 if TYPE_CHECKING:
     from pytest_omk.agent.options import AgentOptions
+    from pytest_omk.app.host import AppGateway, FixtureApp
+    from pytest_omk.app.live import LiveApp
     from pytest_omk.execute.base import Executor
     from pytest_omk.execute.budget import Budget
-    from pytest_omk.execute.live_app import LiveApp
     from pytest_omk.recordings.store import RecordingStore
-    from pytest_omk.run.apps import AppGateway, FixtureApp
 
 
 class ModelUnderTest:
@@ -85,7 +85,7 @@ class ModelUnderTest:
         from pytest_omk.run.executors import callable_name, is_agent_spec, make_executor, wrap_callable
 
         if answerer.source == "fixture":
-            from pytest_omk.run.apps import FixtureApp
+            from pytest_omk.app.host import FixtureApp
 
             self._fixture = FixtureApp(supports_mocks="mocks" in self.settings.executor_capabilities)
             return self._fixture
@@ -102,8 +102,8 @@ class ModelUnderTest:
         )
 
     def _start_app(self, *, in_process: bool) -> None:
+        from pytest_omk.app.host import AppGateway
         from pytest_omk.execute.pricing import PriceBook
-        from pytest_omk.run.apps import AppGateway
 
         self.app = AppGateway(
             self._store(),
@@ -117,8 +117,8 @@ class ModelUnderTest:
             self._undo_environment = keep_current_test_variable()
 
     def _digest(self, raw: Executor) -> Any:
-        from pytest_omk.execute.app_digest import app_digest
-        from pytest_omk.run.apps import app_target
+        from pytest_omk.app.digest import app_digest
+        from pytest_omk.app.host import app_target
 
         option = "--omk-app-digest" if self.config.getoption("omk_app_digest", None) else "omk_app_digest"
         return app_digest(

@@ -192,7 +192,7 @@ def declared_app_digest(settings: Settings) -> str | None:
     version lines), part of each sample's input digest; ``None`` when nothing is declared."""
     if not settings.app_digest:
         return None
-    from pytest_omk.execute.app_digest import app_digest
+    from pytest_omk.app.digest import app_digest
 
     return app_digest(settings.app_digest, rootdir=settings.rootdir).sha256
 

@@ -29,7 +29,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("models",),  # data and its schemas
     ("loading", "recordings", "grade"),  # files in, data out; graders are pure
     ("resolve", "execute", "compare"),  # resolve and execute record through recordings/
-    ("agent", "judge", "config"),  # the judge calls through execute/calls
+    ("agent", "judge", "config", "app"),  # the judge calls through execute/calls
     ("run", "report"),  # never each other
     ("plugin", "__main__"),  # the pytest layer
 ]

@@ -1,6 +1,6 @@
 """A small HTTP/1.1 server on 127.0.0.1, with its own event loop on a daemon thread.
 
-What the model gateway (:mod:`pytest_omk.execute.gateway`) listens with. It reads what model
+What the model gateway (:mod:`pytest_omk.app.gateway`) listens with. It reads what model
 clients send (a request line, headers, a body by ``content-length`` or chunked), keeps
 connections alive as SDK clients expect, and hands each request to an async handler. Its loop is
 its own, not the call loop's: an ``async`` app that calls a blocking client would otherwise stop
@@ -117,7 +117,7 @@ class LoopbackServer:
 
     def respond_here(self, request: HttpRequest) -> HttpResponse | None:
         """The quick answer to ``request``, made on the caller's thread (a client in this process,
-        see :mod:`~pytest_omk.execute.in_process`); ``None``: :meth:`respond` must answer it."""
+        see :mod:`~pytest_omk.app.in_process`); ``None``: :meth:`respond` must answer it."""
         if self._quick is None or len(request.body) > MAX_BODY_BYTES:
             return None
         try:

@@ -6,8 +6,8 @@ because the run points ``OPENAI_BASE_URL`` and ``ANTHROPIC_BASE_URL`` at it (in 
 from, or recorded to, the run's :class:`~pytest_omk.recordings.store.RecordingStore` under the
 record mode, like the built-in executors' calls, and a live call goes on to the real provider
 (the address the variables had before the run). Keys and stored answers:
-:mod:`pytest_omk.execute.inner_calls`; which sample a call belongs to:
-:mod:`pytest_omk.execute.app_runs`. No pytest here.
+:mod:`pytest_omk.app.calls`; which sample a call belongs to:
+:mod:`pytest_omk.app.runs`. No pytest here.
 
 Routes: ``/<run>/<api>/<provider path>``, where ``<run>`` is ``_`` (the process-wide URL) or a
 run's token, and ``<api>`` is ``openai`` or ``anthropic``.
@@ -23,10 +23,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from pytest_omk.errors import BudgetExhausted, ReplayMissError
-from pytest_omk.execute import anthropic, in_process, openai
-from pytest_omk.execute.app_runs import UNATTRIBUTED, AppRun, AppRuns
-from pytest_omk.execute.inner_calls import (
+from pytest_omk.app import in_process
+from pytest_omk.app.calls import (
     KEPT_RESPONSE_HEADERS,
     KIND,
     call_identity,
@@ -35,7 +33,10 @@ from pytest_omk.execute.inner_calls import (
     request_body,
     stored_answer,
 )
-from pytest_omk.execute.loopback import HttpRequest, HttpResponse, LoopbackServer
+from pytest_omk.app.runs import UNATTRIBUTED, AppRun, AppRuns
+from pytest_omk.app.server import HttpRequest, HttpResponse, LoopbackServer
+from pytest_omk.errors import BudgetExhausted, ReplayMissError
+from pytest_omk.execute import anthropic, openai
 from pytest_omk.execute.pricing import PriceBook
 from pytest_omk.recordings.store import RecordingStore
 
@@ -146,7 +147,7 @@ class ModelGateway:
 
     def replay_now(self, request: HttpRequest) -> HttpResponse | None:
         """The answer to a call that replays, made on the caller's thread (an app in this process
-        reaching the gateway through httpx, see :mod:`~pytest_omk.execute.in_process`): no hand-over
+        reaching the gateway through httpx, see :mod:`~pytest_omk.app.in_process`): no hand-over
         to the gateway's loop and back. ``None`` when the call does not simply replay (a live call,
         a miss, an unreadable recording): :meth:`handle` then answers it as any call."""
         if not self.store.replays:

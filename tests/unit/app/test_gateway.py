@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
-from pytest_omk.execute.gateway import ModelGateway, upstreams_from
+from pytest_omk.app.gateway import ModelGateway, upstreams_from
 from pytest_omk.models.run import ExecutionRequest
 from pytest_omk.recordings.store import RecordingStore
 from tests.fakes.fake_llm import FakeLLM

@@ -1,8 +1,8 @@
 """An app under test in this process: its model gateway, the provider variables, its executor.
 
 A ``python:`` callable, the hook's or the fixture's app, or a ``command:`` script is the project's
-own code: it runs for every sample (:class:`~pytest_omk.execute.live_app.LiveApp`), and the model
-calls it makes go through this process's :class:`~pytest_omk.execute.gateway.ModelGateway`.
+own code: it runs for every sample (:class:`~pytest_omk.app.live.LiveApp`), and the model
+calls it makes go through this process's :class:`~pytest_omk.app.gateway.ModelGateway`.
 :class:`AppGateway` starts the gateway before the app is imported or built (a client made at
 import time reads ``OPENAI_BASE_URL`` then), points this process's provider variables at it for
 in-process apps, and puts them back when the run ends. :class:`FixtureApp` stands for the app the
@@ -14,11 +14,11 @@ from __future__ import annotations
 from collections.abc import MutableMapping
 from typing import Any
 
+from pytest_omk.app.gateway import ModelGateway, upstreams_from
+from pytest_omk.app.live import LiveApp
 from pytest_omk.errors import ExecutionError
 from pytest_omk.execute.base import Executor, ExecutorDefaults
 from pytest_omk.execute.budget import Budget
-from pytest_omk.execute.gateway import ModelGateway, upstreams_from
-from pytest_omk.execute.live_app import LiveApp
 from pytest_omk.execute.local import CallableExecutor
 from pytest_omk.execute.pricing import PriceBook
 from pytest_omk.models.results import ExecutionResult

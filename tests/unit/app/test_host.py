@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from pytest_omk.app.host import REPLAY_KEY, AppGateway, FixtureApp, app_target
 from pytest_omk.errors import ExecutionError
 from pytest_omk.execute.local import CallableExecutor, CommandExecutor
 from pytest_omk.models.run import ExecutionRequest
 from pytest_omk.recordings.store import RecordingStore
-from pytest_omk.run.apps import REPLAY_KEY, AppGateway, FixtureApp, app_target
 
 
 def answer(request: ExecutionRequest) -> str:

@@ -17,9 +17,9 @@ from typing import Any
 import httpx
 import pytest
 
-from pytest_omk.execute import in_process
-from pytest_omk.execute.gateway import ModelGateway, upstreams_from
-from pytest_omk.execute.loopback import HttpRequest, HttpResponse, LoopbackServer
+from pytest_omk.app import in_process
+from pytest_omk.app.gateway import ModelGateway, upstreams_from
+from pytest_omk.app.server import HttpRequest, HttpResponse, LoopbackServer
 from pytest_omk.recordings.store import RecordingStore
 from tests.fakes.fake_llm import FakeLLM
 

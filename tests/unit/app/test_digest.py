@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from pytest_omk.app.digest import app_digest
 from pytest_omk.errors import ConfigError
-from pytest_omk.execute.app_digest import app_digest
 
 
 def project(tmp_path: Path) -> Path:
@@ -40,7 +40,7 @@ def test_without_a_declaration_the_callables_module_is_the_app(tmp_path: Path) -
     digest = app_digest(
         [], rootdir=Path(__file__).parent, app=test_without_a_declaration_the_callables_module_is_the_app
     )
-    assert digest.of == ("test_app_digest.py",)
+    assert digest.of == ("test_digest.py",)
 
 
 @pytest.mark.parametrize(

@@ -14,11 +14,11 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from pytest_omk.app.digest import AppDigest
+from pytest_omk.app.gateway import ModelGateway
+from pytest_omk.app.runs import AppRun
 from pytest_omk.errors import BudgetExhausted, ExecutionError, ReplayMissError
-from pytest_omk.execute.app_digest import AppDigest
-from pytest_omk.execute.app_runs import AppRun
 from pytest_omk.execute.base import Executor, ExecutorDefaults
-from pytest_omk.execute.gateway import ModelGateway
 from pytest_omk.models.results import AppCalls, ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
 

@@ -10,9 +10,9 @@ from typing import Any
 import httpx
 import pytest
 
+from pytest_omk.app.gateway import ModelGateway, upstreams_from
+from pytest_omk.app.live import LiveApp
 from pytest_omk.errors import ExecutionError, ReplayMissError
-from pytest_omk.execute.gateway import ModelGateway, upstreams_from
-from pytest_omk.execute.live_app import LiveApp
 from pytest_omk.execute.local import CallableExecutor
 from pytest_omk.models.run import ExecutionRequest
 from pytest_omk.recordings.store import RecordingStore

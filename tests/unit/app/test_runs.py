@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pytest_omk.execute.app_runs import AppRuns
+from pytest_omk.app.runs import AppRuns
 from pytest_omk.models.run import ExecutionRequest
 
 

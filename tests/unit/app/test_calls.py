@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_omk.execute.inner_calls import (
+from pytest_omk.app.calls import (
     call_identity,
     repeat_key,
     replayed_answer,

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from pytest_omk.execute.loopback import HttpRequest, HttpResponse, LoopbackServer
+from pytest_omk.app.server import HttpRequest, HttpResponse, LoopbackServer
 
 
 @pytest.fixture
