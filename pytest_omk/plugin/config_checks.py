@@ -8,7 +8,8 @@ user sees the same line and no worker starts:
   options, takes the value for a test path and may read another ini file, or none. When that
   changed what pytest chose, the run stops and shows the ``=`` form, which pytest never misreads;
 - an ``omk_*`` ini key the plugin does not have (a typo would otherwise leave the option unset
-  behind pytest's generic warning), with "did you mean";
+  behind pytest's generic warning), with "did you mean"; ``omk-judge`` or ``OMK_JUDGE`` too, the
+  spellings of a flag or a variable written where an ini key goes;
 - a ``--omk-system`` file that does not exist.
 """
 
@@ -66,14 +67,21 @@ def _setup(rootdir: Path, inipath: Path | None) -> str:
 def check_ini_keys(config: pytest.Config, known: Iterable[str]) -> None:
     """Refuse an ``omk_*`` ini key that is none of ``known``, suggesting the closest one."""
     names = sorted(set(known))
-    unknown = sorted(key for key in ini_keys(config) if key.startswith("omk_") and key not in names)
+    unknown = sorted(
+        key for key in ini_keys(config) if _ini_spelling(key).startswith("omk_") and key not in names
+    )
     if not unknown:
         return
     key = unknown[0]
-    close = difflib.get_close_matches(key, names, n=1, cutoff=0.6)
+    close = difflib.get_close_matches(_ini_spelling(key), names, n=1, cutoff=0.6)
     where = config.inipath.name if config.inipath is not None else "-o"
     hint = f"did you mean {close[0]}?" if close else "pytest --help lists the omk_* ini keys"
     raise pytest.UsageError(f"omk: unknown ini key {key} ({where}); {hint}")
+
+
+def _ini_spelling(key: str) -> str:
+    """``key`` as an ini key is spelt: ``omk-judge`` and ``OMK_JUDGE`` are both ``omk_judge``."""
+    return key.lower().replace("-", "_")
 
 
 def check_system_prompt(config: pytest.Config, settings: Settings) -> None:

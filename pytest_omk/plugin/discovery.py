@@ -43,12 +43,16 @@ def collect_file(file_path: Path, parent: pytest.Collector, files: set[Path], di
         misnamed = misnamed_sample_file(file_path, parent)
         if misnamed is None and near_miss(name):
             shown = display_path(file_path, parent.config.rootpath)
-            warnings.warn(
+            # Attributed to the misnamed file itself, not to this module: the summary's location
+            # is where the user has to act.
+            warnings.warn_explicit(
                 pytest.PytestWarning(
                     f"omk: {shown} is not collected: only {' and '.join(CANONICAL_NAMES)} are found by "
                     f"name (rename it, or pass it with --omk-samples={shown})"
                 ),
-                stacklevel=1,
+                category=pytest.PytestWarning,
+                filename=str(file_path),
+                lineno=1,
             )
         return misnamed
     if file_path.parent.name == ".omk":

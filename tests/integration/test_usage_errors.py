@@ -206,6 +206,16 @@ def test_a_misspelt_ini_key_is_a_usage_error_with_a_suggestion(
     assert "omk_exector" in line and "did you mean omk_executor" in line
 
 
+@pytest.mark.parametrize("key", ["omk-judge", "OMK_JUDGE"])
+def test_a_flag_or_variable_spelling_in_pyproject_is_a_usage_error(
+    pytester: pytest.Pytester, omk_run: OmkRun, key: str
+) -> None:
+    two_samples(pytester)
+    pytester.makepyprojecttoml(f'[tool.pytest.ini_options]\n{key} = "openai"\n')
+    line = usage_line(omk_run("--omk-executor=echo"))
+    assert f"unknown ini key {key}" in line and "did you mean omk_judge?" in line
+
+
 @pytest.mark.parametrize("name", ["eval-samples.yml", "eval_samples.json", "evals-samples.yaml"])
 def test_a_near_miss_sample_file_name_is_a_warning_naming_the_canonical_names(
     pytester: pytest.Pytester, omk_run: OmkRun, name: str
@@ -214,7 +224,9 @@ def test_a_near_miss_sample_file_name_is_a_warning_naming_the_canonical_names(
     pytester.makepyfile(test_plain="def test_plain():\n    assert True\n")
     result = omk_run("--omk-executor=echo")
     result.assert_outcomes(passed=1, warnings=1)
-    result.stdout.fnmatch_lines([f"*{name}*not collected*eval-samples.json*eval-samples.yaml*"])
+    result.stdout.fnmatch_lines(
+        [f"evals/{name}:1", f"*{name}*not collected*eval-samples.json*eval-samples.yaml*"]
+    )
 
 
 def test_no_executor_says_why_in_the_summary_without_rs(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
