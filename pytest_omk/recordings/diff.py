@@ -15,6 +15,8 @@ from pytest_omk.recordings.files import Document
 
 _SHORT_VALUE = 60
 """Values up to this length are quoted in full; longer ones are described by position."""
+_AROUND = 24
+"""Characters shown on each side of the first difference of two long texts."""
 
 FIX_HINT = (
     "To record it, run once with --omk-record-mode=new_episodes (or =all to re-record everything) "
@@ -54,9 +56,28 @@ def describe_field(name: str, ours: Any, recorded: Any) -> str:
             at = min(len(ours), len(recorded))
         return (
             f"{name} differs from character {at} "
-            f"({len(ours)} characters in this run, {len(recorded)} recorded)"
+            f"({len(ours)} characters in this run, {len(recorded)} recorded): "
+            f"{_around(ours, at)} (this run) vs {_around(recorded, at)} (recorded)"
         )
     return f"{name} differs"
+
+
+def _around(text: str, at: int) -> str:
+    """The text near character ``at``, quoted (``repr`` shows a newline as ``\\n``), with ellipses
+    where it was cut: enough to see the edit without the whole prompt."""
+    start, end = max(0, at - _AROUND), at + _AROUND
+    return ("…" if start else "") + repr(text[start:end]) + ("…" if end < len(text) else "")
+
+
+def _hint(diffs: Sequence[str], ours: Mapping[str, Any], recorded: Mapping[str, Any]) -> str:
+    """What to do: point the run at the recorded endpoint when only that differs, else record."""
+    if diffs and all(diff.startswith("endpoint:") for diff in diffs):
+        return (
+            f"Only the endpoint differs: the recordings were made against {recorded.get('endpoint')!r}. "
+            "Point the run at that endpoint (OPENAI_BASE_URL or ANTHROPIC_BASE_URL, the same in CI) to "
+            "replay them, or record against this one with --omk-record-mode=new_episodes."
+        )
+    return FIX_HINT
 
 
 def differences(ours: Mapping[str, Any], recorded: Mapping[str, Any], prefix: str = "") -> list[str]:
@@ -131,7 +152,8 @@ def describe_miss(
     documents: Sequence[Document],
     same_sample: Sequence[Document] = (),
 ) -> list[str]:
-    """The lines of a replay-miss message (``identity`` already scrubbed like the stored ones).
+    """The lines of a replay-miss message (``identity`` already scrubbed like the stored ones),
+    ending with what to do about it.
 
     The nearest recording is sought among ``same_sample`` (the sample's own recordings) first, and
     among all ``documents`` only when none of those fits: a run that misses every call (a changed
@@ -151,9 +173,10 @@ def describe_miss(
         else:
             line = f"No recording exists for executor {executor!r}"
             lines.append(line + (f" (recordings exist for {', '.join(others)})." if others else "."))
-        return lines
+        return [*lines, FIX_HINT]
     where = best.path.relative_to(directory).as_posix() if best.path.is_relative_to(directory) else best.path
-    diffs = differences(request_fields(identity), request_fields(best.identity))
+    ours, theirs = request_fields(identity), request_fields(best.identity)
+    diffs = differences(ours, theirs)
     if diffs:
         lines.append(f"Nearest recording: {where} (sample {best.label!r}), which differs in:")
         lines.extend(f"  - {diff}" for diff in diffs)
@@ -162,4 +185,4 @@ def describe_miss(
             f"Nearest recording: {where} (sample {best.label!r}) has the same request fields but another "
             "key: it was edited by hand, or recorded with different secrets in the prompt."
         )
-    return lines
+    return [*lines, _hint(diffs, ours, theirs)]

@@ -21,7 +21,7 @@ from typing import Any
 from pytest_omk.errors import ReplayMissError
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
-from pytest_omk.recordings.diff import FIX_HINT, describe_miss
+from pytest_omk.recordings.diff import describe_miss
 from pytest_omk.recordings.endpoints import call_identity
 from pytest_omk.recordings.files import (
     Document,
@@ -259,7 +259,7 @@ class RecordingStore:
             documents=index.documents(kind) if index is not None else [],
             same_sample=index.documents_of(kind, redactor.text(label)) if index is not None else [],
         )
-        return redactor.text("\n".join([*lines, FIX_HINT]))
+        return redactor.text("\n".join(lines))
 
     # -- internals ----------------------------------------------------------------------------
 

@@ -416,6 +416,22 @@ def test_a_miss_picks_the_nearest_recording_and_describes_a_long_field(rec_dir: 
     assert "(sample 'near')" in message and "(sample 'far')" not in message
     assert "prompt differs from character 282" in message
     assert "model:" not in message
+    # The text around the change, quoted, so the edit is visible without opening the file.
+    assert "…'ord word word word word !' (this run) vs …'ord word word word word ' (recorded)" in message
+
+
+def test_a_miss_where_only_the_endpoint_differs_names_the_recorded_one(rec_dir: Path) -> None:
+    recorded = "http://localhost:8080/v1/chat/completions"
+    asyncio.run(store(rec_dir).call("openai", request(), Live(), endpoint=recorded))
+    with pytest.raises(ReplayMissError) as info:
+        asyncio.run(
+            store(rec_dir, "none").call(
+                "openai", request(), Live(), endpoint="http://127.0.0.1:8080/v1/chat/completions"
+            )
+        )
+    message = str(info.value)
+    assert f"Only the endpoint differs: the recordings were made against {recorded!r}" in message
+    assert "OPENAI_BASE_URL" in message and "--omk-record-mode=new_episodes (or =all" not in message
 
 
 def test_a_miss_is_explained_from_the_samples_own_recordings_first(rec_dir: Path) -> None:
