@@ -147,13 +147,8 @@ def _regressions(document: Doc) -> list[str]:
     if not baseline:
         return []
     parts = regression_parts(baseline)
-    head = [
-        "",
-        "### Baseline",
-        "",
-        f"Compared with {cell(baseline.get('path', ''))}: {baseline.get('matched', 0)} "
-        f"samples matched, {baseline.get('new', 0)} new, {baseline.get('notRun', 0)} not run.",
-    ]
+    # What was compared is said once, by the pull-request section above; this is the gate's verdict.
+    head = ["", "### Regressions"]
     if not parts:
         return [*head, "", "No regressions."]
     return [

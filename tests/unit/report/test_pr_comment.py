@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_omk.report.markdown import render_markdown
 from pytest_omk.report.pr_comment import MARKER, pr_comment_section
 
 
@@ -47,3 +48,17 @@ def test_pr_section_orders_and_counts() -> None:
     )
     assert "4.00 → 4.50 (+0.50)" in text and text.endswith("1 unchanged.")
     assert pr_comment_section({}) == []
+
+
+def test_the_summary_says_what_was_compared_once() -> None:
+    baseline = {
+        "path": "base.json",
+        "matched": 2,
+        "new": 0,
+        "notRun": 0,
+        "changed": [change("a.yaml::x", "passed", "failed", (5.0, 3.0))],
+        "regressions": [],
+    }
+    text = render_markdown({"baseline": baseline, "samples": [], "summary": {}, "config": {}})
+    assert text.count("Compared with base.json") == 1
+    assert "### Regressions" in text and "No regressions." in text
