@@ -63,8 +63,8 @@ def describe_field(name: str, ours: Any, recorded: Any) -> str:
 
 
 def _around(text: str, at: int) -> str:
-    """The text near character ``at``, quoted (``repr`` shows a newline as ``\\n``), with ellipses
-    where it was cut: enough to see the edit without the whole prompt."""
+    """The text near character ``at``, quoted with ``repr`` (line breaks and controls shown escaped),
+    with ellipses where it was cut: enough to see the edit without the whole prompt."""
     start, end = max(0, at - _AROUND), at + _AROUND
     return ("…" if start else "") + repr(text[start:end]) + ("…" if end < len(text) else "")
 
