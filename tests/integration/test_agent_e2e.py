@@ -25,6 +25,7 @@ from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
 from pytest_omk.run.executors import make_executor
 from tests.fakes.fake_llm import FakeLLM
+from tests.support.runner import run_pytest
 
 SCHEMA = "omk.eval-sample-set/v2"
 MCP_SERVER = Path(__file__).resolve().parents[1] / "fakes" / "mcp_tool_server.py"
@@ -101,9 +102,7 @@ def run(pytester: pytest.Pytester) -> Run:
             f"--omk-record-mode={record}",
             f"--omk-report={report}",
         ]
-        # Third-party plugins only cost start-up time here (hypothesis alone adds about a second).
-        argv += ["-p", "no:hypothesispytest", "-p", "no:xdist", "-p", "no:anyio"]
-        result = pytester.runpytest_inprocess(*argv, *args)
+        result = run_pytest(pytester, *argv, "-p", "no:xdist", *args)
         document = json.loads(report.read_text(encoding="utf-8")) if report.exists() else {"samples": []}
         return result, {s["sample_id"]: s for s in document["samples"]}
 
@@ -700,7 +699,7 @@ def test_bad_agent_options_are_usage_errors(
     pytester: pytest.Pytester, agent: FakeLLM, option: str, message: str
 ) -> None:
     samples_file(pytester.path, {"sample_id": "s", "prompt": "p"})
-    result = pytester.runpytest_inprocess("--omk-executor=agent", "--omk-record-mode=off", option)
+    result = run_pytest(pytester, "--omk-executor=agent", "--omk-record-mode=off", option)
     # Options are checked at start-up; the MCP config when the executor is built (at collection).
     assert result.ret in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED)
     assert message in result.stderr.str() + result.stdout.str()

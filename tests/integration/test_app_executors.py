@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.support import OmkRun, load_report, report_samples, sample, write_sample_set
+from tests.support import OmkRun, load_report, report_samples, run_pytest, sample, write_sample_set
 
 KEY = "sk-app-executor-sentinel-4e9d1a7c"
 
@@ -86,15 +86,7 @@ def replay_in_ci(
     """Stop the model server and run with ``CI=true`` and no record mode (so: replay only)."""
     llm.stop()
     monkeypatch.setenv("CI", "true")
-    return pytester.runpytest_inprocess(
-        "-W",
-        "ignore::pytest.PytestAssertRewriteWarning",
-        "-p",
-        "no:hypothesispytest",
-        "-p",
-        "no:anyio",
-        *args,
-    )
+    return run_pytest(pytester, *args)
 
 
 RECORD = ("--omk-recordings", "rec", "--omk-record-mode", "new_episodes")
@@ -329,9 +321,7 @@ def test_concurrent_samples_get_their_own_inner_answers(
     write_app(pytester, "version 2")
     llm.stop()
     monkeypatch.setenv("CI", "true")
-    result = pytester.runpytest_subprocess(
-        "-p", "no:hypothesispytest", "-p", "no:anyio", *args, *replay_args, "--omk-report", "r.json"
-    )
+    result = run_pytest(pytester, *args, *replay_args, "--omk-report", "r.json", subprocess=True)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-4000:]
     result.assert_outcomes(passed=MANY)
     records = report_samples(load_report(pytester.path / "r.json"))
@@ -480,8 +470,14 @@ def test_the_support_app_example_runs_offline_from_its_recorded_model_calls(
     """``pytest examples/support-app -v`` (docs/executors.md): the app runs, its calls replay."""
     monkeypatch.setenv("CI", "true")  # no provider variable or key is set (the autouse fixture)
     report = pytester.path / "r.json"
-    result = pytester.runpytest_subprocess(
-        str(EXAMPLE), "-v", "-p", "no:cacheprovider", f"--omk-report={report}"
+    result = run_pytest(
+        pytester,
+        str(EXAMPLE),
+        "-v",
+        "-p",
+        "no:cacheprovider",
+        f"--omk-report={report}",
+        subprocess=True,
     )
     result.assert_outcomes(passed=5)
     result.stdout.fnmatch_lines(

@@ -11,6 +11,7 @@ from tests.support import (
     FakeCommand,
     OmkRun,
     executor_arg,
+    run_pytest,
     sample,
     sample_set,
     write_sample_set,
@@ -378,7 +379,7 @@ def test_last_failed_reruns_only_the_failed_sample(pytester: pytest.Pytester, om
 def test_plugin_disabled_collects_nothing(pytester: pytest.Pytester) -> None:
     write_samples(pytester, "eval-samples.json", _ids("x"))
     write_samples(pytester, "eval-samples-dir/eval-samples.yaml", _ids("y"))
-    result = pytester.runpytest_inprocess("-p", "no:omk", "-p", "no:hypothesispytest", "--collect-only", "-q")
+    result = run_pytest(pytester, "-p", "no:omk", "--collect-only", "-q")
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
     result.stdout.no_fnmatch_line("*::x*")
 

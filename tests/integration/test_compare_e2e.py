@@ -19,6 +19,8 @@ from typing import Any
 import jsonschema
 import pytest
 
+from tests.support.runner import run_pytest
+
 REPO = Path(__file__).resolve().parents[2]
 REPORT_SCHEMA = REPO / "schemas" / "report" / "v1" / "report.schema.json"
 SCHEMA_VERSION = "omk.eval-sample-set/v2"
@@ -58,15 +60,7 @@ def half_up(x: float, places: str = "0.01") -> float:
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    argv = [
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:hypothesispytest",
-        "-W",
-        "ignore::pytest.PytestAssertRewriteWarning",
-    ]
-    return pytester.runpytest_inprocess(*argv, *args)
+    return run_pytest(pytester, "-p", "no:cacheprovider", *args)
 
 
 def write(pytester: pytest.Pytester, name: str, content: Any) -> Path:
@@ -155,7 +149,9 @@ def _strip_volatile(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
 
-@pytest.mark.parametrize("workers", [None, "2"], ids=["serial", "xdist"])
+@pytest.mark.parametrize(
+    "workers", [None, pytest.param("2", marks=pytest.mark.multiprocess)], ids=["serial", "xdist"]
+)
 def test_two_variants_over_recorded_outputs(pytester: pytest.Pytester, workers: str | None) -> None:
     pytest.importorskip("xdist")
     _ab_setup(pytester)
@@ -278,7 +274,9 @@ def _repeat_setup(pytester: pytest.Pytester) -> None:
     write(pytester, "outputs.json", {"": {"flaky": ["ok", "no", "ok", "ok", "no"], "steady": ["ok"]}})
 
 
-@pytest.mark.parametrize("workers", [None, "2"], ids=["serial", "xdist"])
+@pytest.mark.parametrize(
+    "workers", [None, pytest.param("2", marks=pytest.mark.multiprocess)], ids=["serial", "xdist"]
+)
 def test_repeats_with_a_flaky_executor(pytester: pytest.Pytester, workers: str | None) -> None:
     pytest.importorskip("xdist")
     _repeat_setup(pytester)
@@ -388,7 +386,9 @@ def _baseline_setup(pytester: pytest.Pytester) -> None:
     baseline.assert_outcomes(passed=3, xfailed=1)
 
 
-@pytest.mark.parametrize("workers", [None, "2"], ids=["serial", "xdist"])
+@pytest.mark.parametrize(
+    "workers", [None, pytest.param("2", marks=pytest.mark.multiprocess)], ids=["serial", "xdist"]
+)
 def test_baseline_gate_fails_on_an_injected_regression(
     pytester: pytest.Pytester, workers: str | None
 ) -> None:

@@ -23,6 +23,7 @@ from tests.support import (
     load_report,
     parse_junit,
     report_samples,
+    run_pytest,
     sample,
     write_sample_set,
 )
@@ -70,10 +71,7 @@ def test_recorded_judge_readings_replay_in_ci_without_any_key(
     calls = len(fake_llm.requests)
     monkeypatch.delenv("OPENAI_API_KEY")  # the endpoint stays: it is part of what a recording answers
     monkeypatch.setenv("CI", "true")
-    replayed = pytester.runpytest_inprocess(
-        "-p", "no:hypothesispytest", "-p", "no:anyio", "-W", "ignore::pytest.PytestAssertRewriteWarning",
-        "--omk-executor=openai",
-    )  # fmt: skip
+    replayed = run_pytest(pytester, "--omk-executor=openai")  # fmt: skip
     # The recorded 1/5 reading, read again: still red.
     replayed.stdout.fnmatch_lines(["*samples: 1  failed 1*"])
     assert replayed.ret == pytest.ExitCode.TESTS_FAILED

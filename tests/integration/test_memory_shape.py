@@ -7,6 +7,7 @@ import gc
 import pytest
 
 from tests.support import OmkRun, sample, write_sample_set
+from tests.support.runner import IN_PROCESS_WARNINGS, QUIET_PLUGINS
 
 # Counts, at the end of the run, the distinct keywords dicts among the reports pytest's terminal
 # reporter keeps, per item (one item, its setup/call/teardown and one report per check).
@@ -27,7 +28,7 @@ def pytest_terminal_summary(terminalreporter):
 """
 
 
-@pytest.mark.parametrize("workers", [None, "2"])
+@pytest.mark.parametrize("workers", [None, pytest.param("2", marks=pytest.mark.multiprocess)])
 def test_an_items_reports_share_one_keywords_dict_and_one_empty_sequence(
     pytester: pytest.Pytester, omk_run: OmkRun, workers: str | None
 ) -> None:
@@ -129,7 +130,7 @@ def pytest_terminal_summary(terminalreporter):
 """
 
 
-@pytest.mark.parametrize("workers", [None, "2"])
+@pytest.mark.parametrize("workers", [None, pytest.param("2", marks=pytest.mark.multiprocess)])
 def test_no_kept_report_holds_a_record_and_the_summary_still_has_every_sample(
     pytester: pytest.Pytester, omk_run: OmkRun, workers: str | None
 ) -> None:
@@ -229,8 +230,10 @@ def test_what_a_large_run_of_samples_keeps_is_frozen_at_its_end(
     else:
         directory = pytester.mkpydir("omk") if layout == "plain in omk/" else pytester.path
         (directory / "test_plain.py").write_text("def test_plain():\n    assert True\n")
-    args = ["-p", "no:hypothesispytest", "-p", "no:anyio", "-W", "ignore::pytest.PytestAssertRewriteWarning"]
-    recorder = pytester.inline_run(*args, "--omk-record-mode=off", "--omk-executor", "echo")
+    # inline_run, not run_pytest: the test reads the run's own report objects.
+    recorder = pytester.inline_run(
+        *IN_PROCESS_WARNINGS, *QUIET_PLUGINS, "--omk-record-mode=off", "--omk-executor", "echo"
+    )
     assert recorder.ret == pytest.ExitCode.OK
     report = recorder.getreports("pytest_runtest_logreport")[-1]
     in_generations = any(o is report for o in gc.get_objects())

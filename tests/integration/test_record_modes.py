@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.support import OmkRun, sample, write_sample_set
+from tests.support import OmkRun, run_pytest, sample, write_sample_set
 
 KEY = "sk-record-modes-sentinel-81c2d4"
 
@@ -36,15 +36,7 @@ def recordings(root: Path) -> list[Path]:
 
 def run_without_mode(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     """Like ``omk_run`` but with no ``--omk-record-mode`` at all (the default applies)."""
-    return pytester.runpytest_inprocess(
-        "-W",
-        "ignore::pytest.PytestAssertRewriteWarning",
-        "-p",
-        "no:hypothesispytest",
-        "-p",
-        "no:anyio",
-        *args,
-    )
+    return run_pytest(pytester, *args)
 
 
 ARGS = ("--omk-executor", "openai", "--omk-recordings", "rec")

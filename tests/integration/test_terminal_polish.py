@@ -41,7 +41,7 @@ def test_tb_line_prints_each_message_once(pytester: pytest.Pytester, omk_run: Om
 
 
 @pytest.mark.usefixtures("failing")
-@pytest.mark.parametrize("workers", [[], ["-n", "2"]])
+@pytest.mark.parametrize("workers", [[], pytest.param(["-n", "2"], marks=pytest.mark.multiprocess)])
 def test_suite_level_junit_properties(pytester: pytest.Pytester, omk_run: OmkRun, workers: list[str]) -> None:
     pytest.importorskip("xdist")
     pytester.makeini("[pytest]\nomk_junit_properties = suite\njunit_family = xunit2\n")

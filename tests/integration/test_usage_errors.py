@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.support import NO_EXECUTOR, OmkRun, sample, write_sample_set
+from tests.support import NO_EXECUTOR, OmkRun, run_pytest, sample, write_sample_set
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -73,11 +73,11 @@ def test_a_judge_without_key_is_a_usage_error_under_xdist_and_blames_no_test(
 
 
 def docs_conftest() -> str:
-    """The conftest implementing ``pytest_omk_make_executor`` exactly as docs/executors.md shows it."""
-    text = (DOCS / "executors.md").read_text(encoding="utf-8")
+    """The conftest implementing ``pytest_omk_make_executor`` exactly as docs/apps.md shows it."""
+    text = (DOCS / "apps.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
     found = [textwrap.dedent(block) for block in blocks if "def pytest_omk_make_executor" in block]
-    assert found, "docs/executors.md shows no conftest implementing pytest_omk_make_executor"
+    assert found, "docs/apps.md shows no conftest implementing pytest_omk_make_executor"
     return found[0]
 
 
@@ -89,8 +89,7 @@ def test_disabling_the_plugin_next_to_a_conftest_from_the_docs_works(
     pytester.makeconftest(docs_conftest())
     pytester.makepyfile(test_plain="def test_plain():\n    assert True\n")
     # Not omk_run: its --omk-* arguments do not exist with the plugin turned off.
-    args = ("-p", "no:omk", "-p", "no:hypothesispytest", "-p", "no:anyio")
-    result = pytester.runpytest_subprocess(*args, "-n", "2") if xdist else pytester.runpytest_inprocess(*args)
+    result = run_pytest(pytester, "-p", "no:omk", *(("-n", "2") if xdist else ()), subprocess=xdist)
     text = result.stdout.str() + result.stderr.str()
     assert "PluginValidationError" not in text and "INTERNALERROR" not in text, text
     result.assert_outcomes(passed=1)
@@ -259,18 +258,15 @@ def test_an_ini_record_mode_makes_no_live_call_in_ci(
     monkeypatch.setenv("CI", "true")
     write_sample_set(pytester, sample("s", "Say hi", assertions=[{"type": "contains", "value": "hi"}]))
     fake_llm.add_rule("Say hi", "hi")
-    argv = ("-p", "no:hypothesispytest", "-p", "no:anyio", "-W", "ignore::pytest.PytestAssertRewriteWarning")
-    result = pytester.runpytest_inprocess(
-        *argv, "--omk-executor=openai", "--omk-recordings=rec", "-o", "omk_record_mode=new_episodes"
+    result = run_pytest(
+        pytester, "--omk-executor=openai", "--omk-recordings=rec", "-o", "omk_record_mode=new_episodes"
     )
     assert fake_llm.requests == []
     result.assert_outcomes(errors=1)  # a replay miss: nothing is recorded yet
     result.stdout.fnmatch_lines(["*omk_record_mode*ignored*CI*"])
     # The CI job may still record on purpose: on the command line, or through OMK_RECORD_MODE.
-    pytester.runpytest_inprocess(
-        *argv, "--omk-executor=openai", "--omk-recordings=rec", "--omk-record-mode=new_episodes"
-    )
+    run_pytest(pytester, "--omk-executor=openai", "--omk-recordings=rec", "--omk-record-mode=new_episodes")
     assert len(fake_llm.requests) == 1
     monkeypatch.setenv("OMK_RECORD_MODE", "all")
-    pytester.runpytest_inprocess(*argv, "--omk-executor=openai", "--omk-recordings=rec")
+    run_pytest(pytester, "--omk-executor=openai", "--omk-recordings=rec")
     assert len(fake_llm.requests) == 2

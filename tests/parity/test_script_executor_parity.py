@@ -30,6 +30,7 @@ from tests.parity.script_run import (
     start_reference,
     write_workspace,
 )
+from tests.support.runner import run_pytest
 
 SLICE = 250
 PROVIDER_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")
@@ -79,15 +80,10 @@ def test_command_executor_run_equals_the_reference_script_executor(
     pytester.makeini("[pytest]\nomk_executor_capabilities = mocks\n")
     reference = start_reference(node, reference_package, samples, command)
     try:
-        result = pytester.runpytest_inprocess(
-            "-p",
-            "no:hypothesispytest",
-            "-p",
-            "no:anyio",
+        result = run_pytest(
+            pytester,
             "-p",
             "no:randomly",
-            "-W",
-            "ignore::pytest.PytestAssertRewriteWarning",
             "--omk-record-mode=off",
             f"--omk-executor=command:{command}",
             f"--omk-concurrency={CONCURRENCY}",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support import OmkRun, load_report, report_samples, sample, write_sample_set
+from tests.support import OmkRun, load_report, report_samples, run_pytest, sample, write_sample_set
 from tests.support.llama_cpp import LlamaServer, StartServer
 
 PASSING = [{"type": "not_contains", "value": "the model will never say this"}]
@@ -43,7 +43,7 @@ def test_record_then_replay_under_ci_with_the_server_stopped(
     llama_env.stop()
     # CI set and no record mode given: replay only (omk_run would add --omk-record-mode=off).
     monkeypatch.setenv("CI", "true")
-    replay = pytester.runpytest_inprocess("-p", "no:hypothesispytest", *args, "--omk-report=replay.json")
+    replay = run_pytest(pytester, *args, "--omk-report=replay.json")
     replay.assert_outcomes(passed=4)
     live = report_samples(load_report(pytester.path / "live.json"))
     again = report_samples(load_report(pytester.path / "replay.json"))

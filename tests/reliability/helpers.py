@@ -32,15 +32,12 @@ from pytest_omk.recordings.files import (
     read_document,
 )
 from pytest_omk.recordings.tree import TEMP_SUFFIX
+from tests.support.runner import QUIET_PLUGINS
 
 REPO = Path(__file__).resolve().parents[2]
 MARK_VAR = "OMK_RELIABILITY_MARK"
 """Every process a test starts carries ``OMK_RELIABILITY_MARK=<unique value>`` in its environment;
 children inherit it (MCP servers keep non-secret variables; the agent's Bash gets it only through --omk-agent-env)."""
-
-FAST_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:anyio")
-"""Plugins a nested pytest run does not need (hypothesis alone costs about a second per start)."""
-
 
 # --- waiting --------------------------------------------------------------------------------------
 
@@ -236,7 +233,7 @@ def pytest_process(
     stdout_path, stderr_path = logs / f"pytest-{mark[:8]}.out", logs / f"pytest-{mark[:8]}.err"
     with stdout_path.open("wb") as out, stderr_path.open("wb") as err:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "pytest", *FAST_PLUGINS, *args],
+            [sys.executable, "-m", "pytest", *QUIET_PLUGINS, *args],
             cwd=cwd,
             env=child_env(env, mark=mark),
             stdin=subprocess.DEVNULL,

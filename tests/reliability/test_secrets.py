@@ -25,7 +25,7 @@ import pytest
 
 from tests.fakes.fake_llm import FakeLLM
 from tests.reliability.helpers import audit_recordings
-from tests.support import load_report, parse_junit, report_samples, write_samples
+from tests.support import load_report, parse_junit, report_samples, run_pytest, write_samples
 
 MCP_DOCS_SERVER = Path(__file__).resolve().parents[1] / "fakes" / "mcp_docs_server.py"
 JUDGE_SYSTEM = "impartial judge"
@@ -128,11 +128,8 @@ def test_configured_secrets_appear_in_no_file_and_no_output(
         },
     )
     before = files_under(pytester.path)
-    result = pytester.runpytest_subprocess(
-        "-p",
-        "no:hypothesispytest",
-        "-p",
-        "no:anyio",
+    result = run_pytest(
+        pytester,
         "-v",
         "-rA",
         "--omk-executor=openai",
@@ -143,6 +140,7 @@ def test_configured_secrets_appear_in_no_file_and_no_output(
         "--omk-retries=0",
         "--omk-report=omk-report.json",
         "--junitxml=junit.xml",
+        subprocess=True,
     )
 
     # The run did what it should: every secret was really used.
@@ -288,11 +286,8 @@ def test_no_secret_reaches_the_agent_its_model_or_any_sink(
         },
     )
     before = files_under(pytester.path)
-    result = pytester.runpytest_subprocess(
-        "-p",
-        "no:hypothesispytest",
-        "-p",
-        "no:anyio",
+    result = run_pytest(
+        pytester,
         "-v",
         "-rA",
         "--omk-executor=agent",
@@ -303,6 +298,7 @@ def test_no_secret_reaches_the_agent_its_model_or_any_sink(
         "--omk-retries=0",
         "--omk-report=omk-report.json",
         "--junitxml=junit.xml",
+        subprocess=True,
     )
     samples = report_samples(load_report(pytester.path / "omk-report.json"))
     assert {k: v["outcome"] for k, v in samples.items()} == {"bash": "passed", "mock": "passed"}, (

@@ -22,7 +22,7 @@ from pytest_omk.agent.sandbox import ROOT_NOTICE, UNSANDBOXED_NOTICE, Sandbox
 from pytest_omk.agent.tools import BuiltinTools
 from tests.fakes.fake_llm import FakeLLM
 from tests.reliability.helpers import all_pids, processes_running, require_proc
-from tests.support import write_samples
+from tests.support import run_pytest, write_samples
 
 probe = pytest.mark.probe
 SCHEMA = "omk.eval-sample-set/v2"
@@ -80,17 +80,14 @@ def agent(fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> FakeLLM:
 
 def run_agent(pytester: pytest.Pytester, sample: dict[str, Any]) -> dict[str, Any]:
     write_samples(pytester, "eval-samples.json", {"schemaVersion": SCHEMA, "samples": [sample]})
-    pytester.runpytest_inprocess(
+    run_pytest(
+        pytester,
         "--omk-executor=agent",
         "--omk-judge=none",
         "--omk-record-mode=off",
         "--omk-report=r.json",
         "-p",
-        "no:hypothesispytest",
-        "-p",
         "no:xdist",
-        "-p",
-        "no:anyio",
     )
     document = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
     found: dict[str, Any] = {s["sample_id"]: s for s in document["samples"]}[sample["sample_id"]]

@@ -19,7 +19,7 @@ import pytest
 
 from pytest_omk.agent.environment import shell_environment
 from tests.fakes.fake_llm import FakeLLM
-from tests.support import load_report, report_samples, write_samples
+from tests.support import load_report, report_samples, run_pytest, write_samples
 
 probe = pytest.mark.probe
 
@@ -89,11 +89,8 @@ def test_bash_env_shows_the_model_no_credential_of_any_name(
         },
     )
     before = files_under(pytester.path)
-    result = pytester.runpytest_subprocess(
-        "-p",
-        "no:hypothesispytest",
-        "-p",
-        "no:anyio",
+    result = run_pytest(
+        pytester,
         "-rA",
         "--omk-executor=agent",
         "--omk-judge=none",
@@ -104,6 +101,7 @@ def test_bash_env_shows_the_model_no_credential_of_any_name(
         "--junitxml=junit.xml",
         "-o",
         "omk_agent_env=OMK_PROBE_TOOL_HOME",
+        subprocess=True,
     )
     sample = report_samples(load_report(pytester.path / "r.json"))["env"]
     assert sample["outcome"] == "passed", result.stdout.str()

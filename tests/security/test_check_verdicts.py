@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support import FakeCommand, executor_arg, load_report, report_samples, write_samples
+from tests.support import FakeCommand, executor_arg, load_report, report_samples, run_pytest, write_samples
 
 probe = pytest.mark.probe
 SCHEMA = "omk.eval-sample-set/v2"
@@ -57,15 +57,13 @@ def test_a_check_that_logs_the_output_cannot_be_forged_into_a_pass(
         },
     )
     executor = fake_command.script({"*": FORGED + "x" * PADDING})
-    result = pytester.runpytest_subprocess(
-        "-p",
-        "no:hypothesispytest",
-        "-p",
-        "no:anyio",
+    result = run_pytest(
+        pytester,
         executor_arg(executor),
         "--omk-judge=none",
         "--omk-record-mode=off",
         "--omk-report=r.json",
+        subprocess=True,
     )
     [assertion] = report_samples(load_report(pytester.path / "r.json"))["forged"]["assertions"]
     assert (assertion["status"], assertion["message"]) == (

@@ -21,11 +21,20 @@ from typing import Any
 
 import pytest
 
-from tests.support import FakeCommand, OmkRun, executor_arg, load_report, report_samples, write_samples
+from tests.support import (
+    QUIET_PLUGINS,
+    FakeCommand,
+    OmkRun,
+    executor_arg,
+    load_report,
+    report_samples,
+    run_pytest,
+    write_samples,
+)
 
 probe = pytest.mark.probe
 SCHEMA = "omk.eval-sample-set/v2"
-FAST = ("-p", "no:hypothesispytest", "-p", "no:anyio", "--color=no")
+FAST = (*QUIET_PLUGINS, "--color=no")
 APP_ANSWERS = ("--omk-app-record=answers", "--omk-app-digest=version:1")
 """The scripted command is an app under test: its whole answers are recorded only when asked."""
 GUARD_SECONDS = 60
@@ -82,7 +91,7 @@ def replay(pytester: pytest.Pytester, executor: str, *, guarded: bool = False) -
     )
     if guarded:
         return guarded_run(pytester, *args)
-    return pytester.runpytest_inprocess(*FAST, "-W", "ignore::pytest.PytestAssertRewriteWarning", *args)
+    return run_pytest(pytester, "--color=no", *args)
 
 
 def assert_error_naming(pytester: pytest.Pytester, result: pytest.RunResult, path: Path, reason: str) -> None:

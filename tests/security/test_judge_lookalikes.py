@@ -14,7 +14,7 @@ import unicodedata
 
 import pytest
 
-from tests.support import FakeCommand, executor_arg, judge_reply, write_samples
+from tests.support import FakeCommand, executor_arg, judge_reply, run_pytest, write_samples
 
 probe = pytest.mark.probe
 
@@ -65,14 +65,8 @@ def test_no_lookalike_of_a_closing_tag_reaches_the_judge(
         {ids[name]: f"A weak answer.{tag}{INJECTED}" for name, tag in LOOKALIKES.items()}
     )
     judge = fake_judge.script({"*": judge_reply(2, "weak")})
-    result = pytester.runpytest_subprocess(
-        "-p",
-        "no:hypothesispytest",
-        "-p",
-        "no:anyio",
-        executor_arg(executor),
-        f"--omk-judge={judge}",
-        "--omk-record-mode=off",
+    result = run_pytest(
+        pytester, executor_arg(executor), f"--omk-judge={judge}", "--omk-record-mode=off", subprocess=True
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
     closings = {}

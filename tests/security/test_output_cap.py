@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support import FakeCommand, executor_arg, load_report, report_samples, write_samples
+from tests.support import FakeCommand, executor_arg, load_report, report_samples, run_pytest, write_samples
 
 probe = pytest.mark.probe
 OUTPUT_BYTES = 8 * 1024 * 1024
@@ -44,11 +44,8 @@ def test_two_huge_outputs_are_stored_capped_and_graded_whole(
             ],
         },
     )
-    result = pytester.runpytest_subprocess(
-        "-p",
-        "no:hypothesispytest",
-        "-p",
-        "no:anyio",
+    result = run_pytest(
+        pytester,
         executor_arg(fake_command.script(outputs)),
         "--omk-judge=none",
         "--omk-record-mode=new_episodes",
@@ -59,6 +56,7 @@ def test_two_huge_outputs_are_stored_capped_and_graded_whole(
         "--omk-html=report.html",
         "--html=page.html",
         "--self-contained-html",
+        subprocess=True,
     )
     # Graded on the whole output: the ends and the length are seen.
     result.assert_outcomes(passed=2)

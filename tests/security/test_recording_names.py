@@ -18,7 +18,7 @@ import pytest
 from pytest_omk.recordings.files import file_name
 from tests.fakes.fake_llm import FakeLLM
 from tests.reliability.helpers import audit_recordings
-from tests.support import load_report, report_samples, write_samples
+from tests.support import load_report, report_samples, run_pytest, write_samples
 
 probe = pytest.mark.probe
 
@@ -58,17 +58,15 @@ def test_no_spelling_of_a_secret_reaches_a_recording_path(
             ],
         },
     )
-    result = pytester.runpytest_subprocess(
-        "-p",
-        "no:hypothesispytest",
-        "-p",
-        "no:anyio",
+    result = run_pytest(
+        pytester,
         "--omk-executor=openai",
         "--omk-model=gpt-4o-mini",
         "--omk-judge=none",
         "--omk-record-mode=new_episodes",
         "--omk-recordings=recs",
         "--omk-report=r.json",
+        subprocess=True,
     )
     samples = report_samples(load_report(pytester.path / "r.json"))
     assert {v["outcome"] for v in samples.values()} == {"passed"}, result.stdout.str()

@@ -21,6 +21,7 @@ from tests.support import (
     load_report,
     parse_junit,
     report_samples,
+    run_pytest,
     write_samples,
 )
 
@@ -91,16 +92,14 @@ def test_a_custom_check_cannot_end_pytest(
         ),
     )
     executor = fake_command.script({"*": "fine"})
-    result = pytester.runpytest_subprocess(
+    result = run_pytest(
+        pytester,
         executor_arg(executor),
         "--omk-judge=none",
         "--omk-record-mode=off",
         "--omk-report=r.json",
         "--junitxml=j.xml",
-        "-p",
-        "no:hypothesispytest",
-        "-p",
-        "no:anyio",
+        subprocess=True,
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     samples = report_samples(load_report(pytester.path / "r.json"))
@@ -178,16 +177,14 @@ def test_control_characters_in_ids_and_messages_never_reach_the_terminal(
         ),
     )
     executor = fake_command.script({"*": f"got{evil}"})
-    result = pytester.runpytest_subprocess(
+    result = run_pytest(
+        pytester,
         executor_arg(executor),
         "--omk-judge=none",
         "--omk-record-mode=off",
         "-v",
         "-rA",
-        "-p",
-        "no:hypothesispytest",
-        "-p",
-        "no:anyio",
+        subprocess=True,
     )
     out = result.stdout.str()
     controls = [c for c in evil if not c.isprintable()]

@@ -23,13 +23,12 @@ from typing import Any
 
 import pytest
 
-from tests.support import FakeCommand, OmkRun, executor_arg, judge_reply, write_samples
+from tests.support import FakeCommand, OmkRun, executor_arg, judge_reply, run_pytest, write_samples
 
 probe = pytest.mark.probe
 SCHEMA = "omk.eval-sample-set/v2"
 APP_ANSWERS = ("--omk-app-record=answers", "--omk-app-digest=version:1")
 """The scripted command is an app under test: its whole answers are recorded only when asked."""
-FAST = ("-p", "no:hypothesispytest", "-p", "no:anyio", "--color=no")
 
 RAW_CONTROLS = {
     "ESC": "\x1b",
@@ -199,8 +198,9 @@ def test_no_sink_shows_a_secret_or_a_raw_control_under_any_mode(
     summary = pytester.path / "step-summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
 
-    result = pytester.runpytest_subprocess(
-        *FAST,
+    result = run_pytest(
+        pytester,
+        "--color=no",
         executor,
         judge,
         *record,
@@ -212,6 +212,7 @@ def test_no_sink_shows_a_secret_or_a_raw_control_under_any_mode(
         "--omk-report=report.json",
         "--omk-html=report.html",
         "--omk-markdown=summary.md",
+        subprocess=True,
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
     terminal = result.stdout.str() + result.stderr.str()
@@ -244,14 +245,16 @@ def test_tb_line_shows_judge_reasons_and_check_messages_escaped_and_scrubbed(
     run_secrets: Secrets,
 ) -> None:
     executor, judge = hostile_samples(pytester, fake_command, fake_judge, run_secrets.echoed())
-    result = pytester.runpytest_subprocess(
-        *FAST,
+    result = run_pytest(
+        pytester,
+        "--color=no",
         executor,
         judge,
         "--omk-record-mode=off",
         "--tb=line",
         "-rA",
         "--junitxml=junit.xml",
+        subprocess=True,
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     out = result.stdout.str()
@@ -273,13 +276,15 @@ def test_pytest_html_extras_carry_no_secret(
 ) -> None:
     echoed = f"key={run_secrets.key} pw={run_secrets.password} basic={run_secrets.basic}"
     executor, judge = hostile_samples(pytester, fake_command, fake_judge, echoed)
-    result = pytester.runpytest_subprocess(
-        *FAST,
+    result = run_pytest(
+        pytester,
+        "--color=no",
         executor,
         judge,
         "--omk-record-mode=off",
         "--html=page.html",
         "--self-contained-html",
+        subprocess=True,
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     texts = list(pytest_html_texts(pytester.path / "page.html"))
@@ -308,7 +313,9 @@ def test_recording_warnings_escape_control_characters_in_local_modes(
     record = ("--omk-judge=none", "--omk-recordings=recs", *APP_ANSWERS)
     assert omk_run(executor, *record, "--omk-record-mode=new_episodes").ret == 0
     hostile = tamper_a_recording_name(pytester.path / "recs")
-    result = pytester.runpytest_subprocess(*FAST, executor, *record, f"--omk-record-mode={mode}", "-rA")
+    result = run_pytest(
+        pytester, "--color=no", executor, *record, f"--omk-record-mode={mode}", "-rA", subprocess=True
+    )
     out = result.stdout.str() + result.stderr.str()
     assert "ignores recording" in out, out
     assert "\x1b" not in out and "\x07" not in out and hostile.name not in out
@@ -334,8 +341,9 @@ def test_a_bidi_override_never_reaches_html_or_markdown(
     )
     summary = pytester.path / "step-summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
-    result = pytester.runpytest_subprocess(
-        *FAST,
+    result = run_pytest(
+        pytester,
+        "--color=no",
         executor_arg(fake_command.script({"*": shown})),
         "--omk-judge=none",
         "--omk-record-mode=off",
@@ -343,6 +351,7 @@ def test_a_bidi_override_never_reaches_html_or_markdown(
         "--omk-markdown=summary.md",
         "--html=page.html",
         "--self-contained-html",
+        subprocess=True,
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     pages = {

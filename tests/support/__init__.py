@@ -20,10 +20,12 @@ from tests.support.reports import (
     parse_junit,
     report_samples,
 )
+from tests.support.runner import QUIET_PLUGINS, run_pytest
 
 __all__ = [
     "FAKE_COMMAND",
     "NO_EXECUTOR",
+    "QUIET_PLUGINS",
     "REPO",
     "REPORT_SCHEMA",
     "SCHEMA_VERSION",
@@ -37,6 +39,7 @@ __all__ = [
     "omk_command",
     "parse_junit",
     "report_samples",
+    "run_pytest",
     "sample",
     "sample_set",
     "write_sample_set",

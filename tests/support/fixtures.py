@@ -1,7 +1,7 @@
 """The fixtures plugin of the project's own tests (listed in the root ``conftest.py``).
 
 - ``omk_run``: runs pytest in ``pytester`` with ``--omk-record-mode=off`` (unless the test gives a
-  record mode), in process by default.
+  record mode), in process by default (:func:`tests.support.runner.run_pytest`).
 - ``fake_command`` / ``fake_judge``: scriptable command executors (:mod:`tests.support.commands`).
 - ``no_provider_env``: clears the provider variables so that nothing reaches a provider; the
   suites of end-to-end runs use it for every test (their ``conftest.py``).
@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.commands import FakeCommand
+from tests.support.runner import run_pytest
 
 PROVIDER_ENV = ("OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL")
 
@@ -31,19 +32,13 @@ OmkRun = Callable[..., pytest.RunResult]
 
 @pytest.fixture
 def omk_run(pytester: pytest.Pytester) -> OmkRun:
-    """``omk_run(*args, subprocess=False)``: pytest in the pytester dir, recordings off by default."""
+    """``omk_run(*args, subprocess=False, record_mode="off", ci=None)``: :func:`run_pytest` in the
+    pytester dir, recordings off unless the test gives a record mode."""
 
-    def run(*args: str | Path, subprocess: bool = False) -> pytest.RunResult:
-        argv = [str(a) for a in args]
-        if not any(a.startswith("--omk-record-mode") for a in argv):
-            argv.insert(0, "--omk-record-mode=off")
-        # Unrelated plugins cost time on every in-process run (hypothesis re-imports itself).
-        argv[:0] = ["-p", "no:hypothesispytest", "-p", "no:anyio"]
-        if subprocess:
-            return pytester.runpytest_subprocess(*argv)
-        # pytest_omk is already imported by the outer session, so it cannot be rewritten: harmless.
-        argv[:0] = ["-W", "ignore::pytest.PytestAssertRewriteWarning"]
-        return pytester.runpytest_inprocess(*argv)
+    def run(
+        *args: str | Path, subprocess: bool = False, record_mode: str | None = "off", ci: bool | None = None
+    ) -> pytest.RunResult:
+        return run_pytest(pytester, *args, subprocess=subprocess, record_mode=record_mode, ci=ci)
 
     return run
 

@@ -18,7 +18,7 @@ import pytest
 
 from pytest_omk.execute.names import BUILTIN_EXECUTORS
 from pytest_omk.run import executors as factory
-from tests.support import sample, write_sample_set
+from tests.support import run_pytest, sample, write_sample_set
 
 LATE = ("pytest_omk.report.html", "pytest_omk.report.markdown")
 HEAVY = (
@@ -60,7 +60,7 @@ def pytest_unconfigure(config):
 
 
 def _run_loaded(pytester: pytest.Pytester, *args: str, passed: int = 1) -> set[str]:
-    pytester.runpytest_subprocess(*args).assert_outcomes(passed=passed)
+    run_pytest(pytester, *args, subprocess=True).assert_outcomes(passed=passed)
     return set(json.loads((pytester.path / "loaded.json").read_text()))
 
 
@@ -134,8 +134,6 @@ def test_a_run_imports_the_yaml_reader_only_for_yaml_files_and_no_html_parser(
     )
     loaded = _run_loaded(
         pytester,
-        "-p",
-        "no:hypothesispytest",
         "--omk-executor",
         "echo",
         "--omk-judge",
