@@ -24,7 +24,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
 from pytest_omk._util.visible import visible
 
@@ -53,7 +53,13 @@ SENSITIVE_KEYS = frozenset(
 
 KEY_SHAPED = re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-*.]{6,}")
 """API-key-shaped tokens (``sk-...``) are masked even when no variable holds them."""
-_URL_WITH_USERINFO = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/@]+@[^\s]*")
+_USERINFO = re.compile(
+    r"(?:[a-zA-Z][a-zA-Z0-9+.-]*://(?P<schemed>[^\s,;/?#]*)"  # scheme://user:pass@host
+    r"|(?<![^\s,;=])(?P<bare>[^\s,;=/?#:@]+:[^\s,;/?#]*))@"  # user:pass@host:port, no scheme
+)
+"""The userinfo of every URL-like part of a text: with a scheme (``https://u:p@h``), or without one
+when it holds a password (``u:p@proxy:3128``, as proxy variables allow), in lists separated by
+commas, semicolons or spaces (``PIP_EXTRA_INDEX_URL``); up to the last ``@`` before the path."""
 
 
 def environment_snapshot() -> dict[str, str]:
@@ -72,22 +78,19 @@ def is_secret_name(name: str) -> bool:
 
 
 def userinfo_secrets(text: str) -> set[str]:
-    """The password, ``user:password`` and its base64 form of every URL with userinfo in ``text``."""
+    """The password, ``user:password`` and its base64 form of every URL-like part with userinfo
+    in ``text`` (:data:`_USERINFO`: with or without a scheme, anywhere in a list)."""
     found: set[str] = set()
-    for match in _URL_WITH_USERINFO.finditer(text):
-        try:
-            parts = urlsplit(match.group(0))
-        except ValueError:
-            continue
-        user, password = parts.username, parts.password
+    for match in _USERINFO.finditer(text):
+        raw_userinfo = match.group("schemed") if match.group("schemed") is not None else match.group("bare")
+        user, colon, password = raw_userinfo.partition(":")
         if password:
             found.add(password)
             found.add(unquote(password))
-        if user is not None:
-            pair = f"{unquote(user)}:{unquote(password or '')}"
+        if user or colon:
+            pair = f"{unquote(user)}:{unquote(password)}"
             found.add(pair)
             found.add(base64.b64encode(pair.encode()).decode())
-            raw_userinfo = parts.netloc.rpartition("@")[0]
             found.add(raw_userinfo)
     return found
 
@@ -98,20 +101,21 @@ def secrets_from_env(environ: Mapping[str, str]) -> set[str]:
     for name, value in environ.items():
         if is_secret_name(name):
             found.add(value)
-        if "@" in value and "://" in value:
+        if "@" in value:
             found |= userinfo_secrets(value)
     return found
 
 
-def strip_userinfo(url: str) -> str:
-    """``url`` without ``user:password@`` (for an environment handed to an untrusted process)."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
-    if "@" not in parts.netloc:
-        return url
-    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+def strip_userinfo(value: str) -> str:
+    """``value`` without the ``user:password@`` of any URL-like part (:data:`_USERINFO`), for an
+    environment handed to an untrusted process: ``u:p@proxy:3128`` becomes ``proxy:3128``."""
+    return _USERINFO.sub(_host_only, value) if "@" in value else value
+
+
+def _host_only(match: re.Match[str]) -> str:
+    whole = match.group(0)
+    # The scheme (if any) stays; the userinfo and its "@" go.
+    return whole[: match.start("schemed") - match.start()] if match.group("schemed") is not None else ""
 
 
 class Scrubber:
