@@ -38,7 +38,10 @@ def planted() -> dict[str, str]:
 def tokens(values: dict[str, str]) -> list[str]:
     """The distinctive secret part of each planted value (what must appear nowhere)."""
     tail = values["LC_DEPLOY_TOKEN"].removeprefix("lcdeploy")
-    return [f"lcdeploy{tail}", *(f"{word}{tail}" for word in ("proxypw", "firstpw", "secondpw", "thirdpw", "fourthpw"))]
+    return [
+        f"lcdeploy{tail}",
+        *(f"{word}{tail}" for word in ("proxypw", "firstpw", "secondpw", "thirdpw", "fourthpw")),
+    ]
 
 
 @probe("secrets")
