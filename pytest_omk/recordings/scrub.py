@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import unquote
 
-from pytest_omk._util.visible import visible
+from pytest_omk._util.visible import CiInert, visible
 
 REDACTED = "[REDACTED]"
 MIN_SECRET_LENGTH = 8
@@ -121,17 +121,22 @@ def _host_only(match: re.Match[str]) -> str:
 class Scrubber:
     """Replaces secret values in text and in every string of a JSON-able document."""
 
-    def __init__(self, secrets: Iterable[str | None] = (), *, key_shaped: bool = False) -> None:
+    def __init__(
+        self, secrets: Iterable[str | None] = (), *, key_shaped: bool = False, ci: CiInert | None = None
+    ) -> None:
         # Longest first, so that a secret containing another one is replaced whole.
         usable = {s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH}
         self._secrets = sorted(usable, key=len, reverse=True)
         # Key-shaped masking is for messages (errors, failures); outputs keep words like "sk-learn".
         self._key_shaped = key_shaped
+        # What the terminal shows under CI cannot be a log command (docs/security.md, "CI outputs").
+        self._ci = ci or CiInert()
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str], extra: Iterable[str] = ()) -> Scrubber:
-        """A scrubber for ``environ``'s credentials (a snapshot taken on the main thread) plus ``extra``."""
-        return cls([*secrets_from_env(environ), *extra])
+        """A scrubber for ``environ``'s credentials (a snapshot taken on the main thread) plus ``extra``,
+        whose terminal text is inert for the CI ``environ`` names (:class:`CiInert`)."""
+        return cls([*secrets_from_env(environ), *extra], ci=CiInert.from_environment(environ))
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -160,6 +165,8 @@ class Scrubber:
         return value
 
     def terminal(self, value: str) -> str:
-        """Scrubbed text safe to print (key-shaped tokens too), unsafe characters made visible."""
+        """Scrubbed text safe to print (key-shaped tokens too), unsafe characters made visible, and
+        under CI no line able to act as a log command."""
         text = self.text(value)
-        return visible(KEY_SHAPED.sub(REDACTED, text) if "-" in text else text)
+        shown = visible(KEY_SHAPED.sub(REDACTED, text) if "-" in text else text)
+        return self._ci(shown) if self._ci else shown
