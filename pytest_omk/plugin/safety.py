@@ -19,6 +19,11 @@ if TYPE_CHECKING:
     from pytest_omk.recordings.scrub import Scrubber
 
 
+masked_key = pytest.StashKey[Callable[[str], str]]()
+"""The run's secret masking for text quoted into messages (``Scrubber.masked``): graders mask an
+output whole before they cut an excerpt of it."""
+
+
 def check_caps(file_name: str, bundle: SampleBundle, cap: int) -> None:
     """A sample with more assertions plus rubric dimensions than ``cap`` is a collection error."""
     for loaded in bundle.samples:

@@ -150,6 +150,12 @@ class Scrubber:
                 value = value.replace(secret, REDACTED)
         return KEY_SHAPED.sub(REDACTED, value) if self._key_shaped and "-" in value else value
 
+    def masked(self, value: str) -> str:
+        """``value`` with every secret and API-key-shaped token masked, nothing else changed: what a
+        message may quote, masked whole before any cut (a cut secret no longer matches)."""
+        text = self.text(value)
+        return KEY_SHAPED.sub(REDACTED, text) if "-" in text else text
+
     def data(self, value: Any) -> Any:
         """A scrubbed copy of a JSON-able value (dicts, lists, strings, scalars); auth keys dropped."""
         if isinstance(value, str):

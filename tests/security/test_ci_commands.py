@@ -85,7 +85,9 @@ def test_no_foreign_line_acts_as_a_github_workflow_command(
 
 @probe("ci command")
 @pytest.mark.usefixtures("project")
-def test_errors_section_keeps_each_forged_line_inert(omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_errors_section_keeps_each_forged_line_inert(
+    omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     lines = run(omk_run)
     errors = lines[lines.index(next(x for x in lines if "ERROR at setup of sample: boom" in x)) :]
