@@ -104,3 +104,23 @@ def test_no_gitlab_section_marker_from_foreign_text(omk_run: OmkRun, monkeypatch
     assert "upstream said" in text
     assert "section_start:" not in text and "\x1b" not in text and "\r" not in text
     assert r"section\x5fstart:1700000000:evil" in text
+
+
+@probe("ci command")
+def test_scores_table_rows_cannot_start_a_workflow_command(
+    pytester: pytest.Pytester, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A row of the omk scores table starts with the sample's id once the shared file is said above.
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    samples = [
+        {"sample_id": sid, "prompt": "p", "assertions": [{"type": "contains", "value": "absent"}]}
+        for sid in ("::error file=x::forged", "b ##[error]legacy")
+    ]
+    (pytester.path / "eval-samples.json").write_text(
+        json.dumps({"schemaVersion": "omk.eval-sample-set/v2", "samples": samples}), encoding="utf-8"
+    )
+    lines = omk_run("--omk-executor=echo", "-rN", "--tb=no", "-p", "no:randomly").stdout.lines
+    section = lines[next(i for i, line in enumerate(lines) if "omk scores" in line) :]
+    section = [line for line in section if not OUR_ANNOTATION.match(line)]
+    assert any("forged" in line for line in section) and any("legacy" in line for line in section)
+    assert [line for line in section if line.lstrip().startswith("::") or "##[" in line] == []
