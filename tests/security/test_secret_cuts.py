@@ -16,11 +16,14 @@ from pathlib import Path
 import pytest
 
 from pytest_omk._util.stored_text import STORED_TEXT_BYTES
-from tests.support import FakeCommand, OmkRun, executor_arg
+from tests.fakes.fake_llm import FakeLLM
+from tests.support import FakeCommand, OmkRun, executor_arg, load_report, report_samples, write_samples
 
 probe = pytest.mark.probe
 EXCERPT = 80
 """The failure excerpt's length (``grade.base.excerpt``)."""
+TOOL_OUTPUT = 30_000
+"""Characters of a tool's output the model receives (``agent.tools.MAX_OUTPUT_CHARS``)."""
 
 
 def padded(key: str, cut: int) -> str:
@@ -82,3 +85,49 @@ def test_a_padded_secret_leaks_no_prefix_to_any_output(
         if value[: len(value) // 2] in text or value[len(value) // 2 :] in text
     ]
     assert not leaks, leaks
+
+
+@probe("secrets")
+def test_a_tool_output_is_masked_before_it_is_cut(
+    pytester: pytest.Pytester, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A Bash output is cut at 30,000 characters before the model sees it; the password spans the cut.
+    password = f"pg{secrets.token_hex(10)}"
+    monkeypatch.setenv("PGPASSWORD", password)
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.openai_base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", f"sk-openai-{secrets.token_hex(8)}")
+    (pytester.path / "work").mkdir()
+    (pytester.path / "work" / "dump.txt").write_text(
+        padded(password, TOOL_OUTPUT) + "B" * 100, encoding="utf-8"
+    )
+    fake_llm.script(default="Done.")
+    fake_llm.add_rule(
+        prompt="Show the dump",
+        replies=[{"tool_calls": [{"name": "Bash", "arguments": {"command": "cat dump.txt"}}]}, "Done."],
+    )
+    write_samples(
+        pytester,
+        "eval-samples.json",
+        {
+            "schemaVersion": "omk.eval-sample-set/v2",
+            "samples": [
+                {
+                    "sample_id": "dump",
+                    "cwd": "work",
+                    "prompt": "Show the dump.",
+                    "assertions": [{"type": "tools_called", "values": ["Bash"]}],
+                }
+            ],
+        },
+    )
+    result = pytester.runpytest_subprocess(
+        "-p", "no:hypothesispytest", "-p", "no:anyio", "--omk-executor=agent", "--omk-judge=none",
+        "--omk-record-mode=new_episodes", "--omk-recordings=recs", "--omk-retries=0", "--omk-report=r.json",
+    )  # fmt: skip
+    sample = report_samples(load_report(pytester.path / "r.json"))["dump"]
+    assert sample["outcome"] == "passed", result.stdout.str()
+    assert "[output truncated" in sample["execution"]["toolCalls"][0]["output"]  # the cut happened
+    sent = json.dumps([r.body for r in fake_llm.requests])
+    stored = "".join(p.read_text(encoding="utf-8") for p in (pytester.path / "recs").rglob("*.json"))
+    halves = (password[: len(password) // 2], password[len(password) // 2 :])
+    assert [h for h in halves if h in sent or h in stored or h in json.dumps(sample)] == []
