@@ -67,6 +67,7 @@ def files_under(root: Path) -> dict[Path, bytes]:
     return {p: p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file() and not p.is_symlink()}
 
 
+@pytest.mark.multiprocess
 @probe("secrets")
 def test_bash_env_and_every_sink_hold_no_proxy_or_index_password(
     pytester: pytest.Pytester, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch

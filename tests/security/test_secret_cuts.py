@@ -87,6 +87,7 @@ def test_a_padded_secret_leaks_no_prefix_to_any_output(
     assert not leaks, leaks
 
 
+@pytest.mark.multiprocess
 @probe("secrets")
 def test_a_tool_output_is_masked_before_it_is_cut(
     pytester: pytest.Pytester, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
