@@ -9,19 +9,29 @@ read all of it; a replay reads what the recording kept.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 STORED_TEXT_BYTES = 1024 * 1024
 """Most UTF-8 bytes of one stored string (1 MiB)."""
 
 
-def cap_text(text: str, limit: int = STORED_TEXT_BYTES) -> str:
-    """``text``, or its first ``limit`` bytes (whole characters) and a line saying it was cut."""
+def cap_text(text: str, limit: int = STORED_TEXT_BYTES, mask: Callable[[str], str] | None = None) -> str:
+    """``text``, or its first ``limit`` bytes (whole characters) and a line saying it was cut.
+
+    ``mask`` (the run's secret masking) is applied to the whole text before a cut: a secret that
+    spans the cut would otherwise keep its first part, which no later scrubbing recognises.
+    """
     if len(text) <= limit // 4:  # no character takes more than 4 bytes
         return text
     data = text.encode("utf-8", "surrogatepass")
     if len(data) <= limit:
         return text
+    if mask is not None:
+        text = mask(text)
+        data = text.encode("utf-8", "surrogatepass")
+        if len(data) <= limit:
+            return text
     end = limit
     while end > 0 and data[end] & 0xC0 == 0x80:  # a character spans the cut: keep none of it
         end -= 1
@@ -31,12 +41,12 @@ def cap_text(text: str, limit: int = STORED_TEXT_BYTES) -> str:
     )
 
 
-def cap_strings(value: Any, limit: int = STORED_TEXT_BYTES) -> Any:
+def cap_strings(value: Any, limit: int = STORED_TEXT_BYTES, mask: Callable[[str], str] | None = None) -> Any:
     """A copy of a JSON-able value with every string passed through :func:`cap_text`."""
     if isinstance(value, str):
-        return cap_text(value, limit)
+        return cap_text(value, limit, mask)
     if isinstance(value, dict):
-        return {key: cap_strings(item, limit) for key, item in value.items()}
+        return {key: cap_strings(item, limit, mask) for key, item in value.items()}
     if isinstance(value, list | tuple):
-        return [cap_strings(item, limit) for item in value]
+        return [cap_strings(item, limit, mask) for item in value]
     return value

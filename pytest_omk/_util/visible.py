@@ -15,6 +15,8 @@ selectors, which shape scripts and emoji and cannot reorder or hide text.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import TextIO
 
 _UNSAFE_CLASS = (
@@ -94,3 +96,56 @@ class JsonVisibleWriter:
         if self._pending:
             self._handle.write(json_visible("".join(self._pending)))
             self._pending, self._size = [], 0
+
+
+# --- CI logs -------------------------------------------------------------------------------------
+
+_WORKFLOW_COMMAND = re.compile(r"(?m)(?:^|(?<=\r))([^\S\r\n]*)::")
+"""GitHub's runner executes a line that starts with ``::`` after leading white space (it splits
+lines at CR too)."""
+_LEGACY_COMMAND = "##["
+"""GitHub's older form, honoured anywhere in a line (``##[error]…``, ``##[set-env …]``)."""
+_GITLAB_SECTION = re.compile(r"section_(start|end):")
+"""GitLab's collapsible-section markers (``\\e[0Ksection_start:<time>:<name>\\r\\e[0K``)."""
+
+
+@dataclass(frozen=True)
+class CiInert:
+    r"""Makes foreign text unable to act as a CI log command, in a form a reader still reads.
+
+    Under GitHub Actions a line starting with ``::`` (after white space) is a workflow command
+    (``::add-mask::``, ``::error file=…::``, ``::stop-commands::TOKEN``, which silences every later
+    command, the plugin's annotations included), and ``##[`` acts anywhere in a line: such a line's
+    first colon is written ``\x3a`` and the ``#`` before ``[`` as ``\x23``, the escaper's own
+    notation. Under GitLab CI, ``section_start:``/``section_end:`` become ``section\x5fstart:``
+    (their ESC and CR are escaped by :func:`visible` already). Off outside CI: text is unchanged.
+    """
+
+    github: bool = False
+    gitlab: bool = False
+
+    @classmethod
+    def from_environment(cls, environ: Mapping[str, str]) -> CiInert:
+        """On for the CI the environment says the run is in (``GITHUB_ACTIONS``, ``GITLAB_CI``)."""
+        return cls(
+            github=environ.get("GITHUB_ACTIONS", "").lower() == "true",
+            gitlab=environ.get("GITLAB_CI", "").lower() == "true",
+        )
+
+    def __bool__(self) -> bool:
+        return self.github or self.gitlab
+
+    def __call__(self, text: str) -> str:
+        """``text`` with no workflow command or section marker left in it."""
+        if self.github:
+            text = workflow_inert(text)
+        if self.gitlab and "section_" in text:
+            text = _GITLAB_SECTION.sub(r"section\\x5f\1:", text)
+        return text
+
+
+def workflow_inert(text: str) -> str:
+    r"""``text`` with no line starting with ``::`` and no ``##[`` (see :class:`CiInert`)."""
+    if "::" in text:
+        text = _WORKFLOW_COMMAND.sub(r"\1\\x3a:", text)
+    return text.replace(_LEGACY_COMMAND, "#\\x23[") if _LEGACY_COMMAND in text else text

@@ -85,6 +85,7 @@ class AgentExecutor(ExecutorDefaults):
         # Read on the thread that builds the executor (pytest's main thread), never per call.
         self._environ = environment_snapshot()
         self.scrubber = Scrubber.from_environment({**self._environ, **(env or {})}, self.mcp.secrets)
+        self.mcp.mask = self.scrubber.text
         self.sandbox = Sandbox.detect()
         self._lower = V8Lower()  # the mocks' input_contains lower-case as JavaScript does
 
@@ -125,6 +126,7 @@ class AgentExecutor(ExecutorDefaults):
                 environ=self._environ,
                 sandbox=self.sandbox,
                 env_names=self.options.env,
+                mask=self.scrubber.text,
             )
             catalogue = [*BUILTIN_SPECS, *mcp_specs]
             known = [spec.name for spec in catalogue]

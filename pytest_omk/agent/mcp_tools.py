@@ -17,7 +17,7 @@ import asyncio
 import contextlib
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +83,9 @@ class McpTools:
         self._specs: list[ToolSpec] = []
         self._loop: asyncio.AbstractEventLoop | None = None
         self._starting: asyncio.Task[None] | None = None
+        self.mask: Callable[[str], str] = str
+        """The run's scrubber (set by the agent once it exists): a result is masked whole before
+        it is cut to the tool-output limit, so a cut cannot keep most of a secret."""
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -152,7 +155,7 @@ class McpTools:
         except Exception as exc:
             return ToolResult.failed(self.scrub(f"{name} failed: {describe_error(exc)}"))
         data = result.model_dump(by_alias=True, mode="json")
-        text = truncate(self.scrub(result_text(data)))
+        text = truncate(self.mask(self.scrub(result_text(data))))
         return ToolResult.failed(text) if data.get("isError") is True else ToolResult(text)
 
     async def aclose(self) -> None:

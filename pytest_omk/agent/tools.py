@@ -23,7 +23,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -155,8 +155,10 @@ class BuiltinTools:
         environ: Mapping[str, str] | None = None,
         sandbox: Sandbox | None = None,
         env_names: tuple[str, ...] = (),
+        mask: Callable[[str], str] = str,
     ) -> None:
         self.root = Path(os.path.realpath(root))
+        self._mask = mask  # the run's scrubber: an output is masked whole before it is cut
         self.timeout = timeout
         # An allow-list (agent/environment.py): the command's output goes to the model provider.
         self._environ = shell_environment(environment_snapshot() if environ is None else environ, env_names)
@@ -175,7 +177,7 @@ class BuiltinTools:
                 text = await self._in_thread(name, arguments)
         except ToolError as exc:
             return ToolResult.failed(f"{name}: {exc}")
-        return ToolResult(truncate(text))
+        return ToolResult(truncate(self._mask(text)))
 
     async def _in_thread(self, name: str, arguments: dict[str, Any]) -> str:
         # File tools are synchronous; a thread keeps a large Grep from stalling other samples, and
@@ -250,7 +252,7 @@ class BuiltinTools:
                     await process.wait()
             sink.seek(0)
             output = sink.read(MAX_OUTPUT_CHARS * 4 + 1).decode("utf-8", "replace")
-        output = truncate(output)
+        output = truncate(self._mask(output))
         if timed_out:
             note = f"[omk-agent] Bash timed out after {self.timeout:g} s; its process group was killed"
             return ToolResult.failed(f"{output}\n{note}" if output else note)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from pytest_omk.grade._table import entry
-from pytest_omk.grade.base import GradeContext, Grader, excerpt
+from pytest_omk.grade.base import GradeContext, Grader
 from pytest_omk.js.text import js_json_stringify, js_number, js_string, js_truthy
 from pytest_omk.models import AssertionBase
 from pytest_omk.models.assertions import (
@@ -42,14 +42,14 @@ def tool_calls(execution: ExecutionResult) -> list[ToolCall]:
 
 
 def _needs_trace(
-    grader: Callable[[A, list[ToolCall], Lower], Reading],
+    grader: Callable[[A, list[ToolCall], GradeContext], Reading],
 ) -> Callable[[A, GradeContext], Reading]:
     """Wrap a grader of the tool-call list so it reads missing when there is no trace."""
 
     def graded(a: A, ctx: GradeContext) -> Reading:
         if not ctx.execution.has_trace():
             return Reading.missing(NO_TRACE, "no-trace")
-        return grader(a, tool_calls(ctx.execution), ctx.engine.lower)
+        return grader(a, tool_calls(ctx.execution), ctx)
 
     return graded
 
@@ -65,10 +65,9 @@ def _called(names: list[str], calls: list[ToolCall], lower: Lower) -> list[bool]
     return [name in seen for name in lowered[: len(names)]]
 
 
-def _tools_called(a: ToolsCalled, calls: list[ToolCall], lower: Lower) -> Reading:
-    absent = [
-        name for name, called in zip(a.values, _called(a.values, calls, lower), strict=True) if not called
-    ]
+def _tools_called(a: ToolsCalled, calls: list[ToolCall], ctx: GradeContext) -> Reading:
+    called_each = _called(a.values, calls, ctx.engine.lower)
+    absent = [name for name, called in zip(a.values, called_each, strict=True) if not called]
     if not absent:
         return Reading.passed(f"called {a.values!r}")
     return Reading.failed(
@@ -76,29 +75,32 @@ def _tools_called(a: ToolsCalled, calls: list[ToolCall], lower: Lower) -> Readin
     )
 
 
-def _tools_not_called(a: ToolsNotCalled, calls: list[ToolCall], lower: Lower) -> Reading:
-    present = [name for name, called in zip(a.values, _called(a.values, calls, lower), strict=True) if called]
+def _tools_not_called(a: ToolsNotCalled, calls: list[ToolCall], ctx: GradeContext) -> Reading:
+    called_each = _called(a.values, calls, ctx.engine.lower)
+    present = [name for name, called in zip(a.values, called_each, strict=True) if called]
     if not present:
         return Reading.passed(f"none of {a.values!r} was called")
     return Reading.failed(f"expected the tools {a.values!r} not to be called; called: {present!r}")
 
 
-def _count(a: ToolsCountMin | ToolsCountMax, calls: list[ToolCall], at_least: bool) -> Reading:
+def _count(
+    a: ToolsCountMin | ToolsCountMax, calls: list[ToolCall], ctx: GradeContext, at_least: bool
+) -> Reading:
     n = len(calls)
     relation = "at least" if at_least else "at most"
     if (n >= a.value) if at_least else (n <= a.value):
         return Reading.passed(f"{n} tool calls ({relation} {js_number(a.value)})")
     return Reading.failed(
-        f"expected {relation} {js_number(a.value)} tool calls; got {n}: {excerpt(repr(_names(calls)))}"
+        f"expected {relation} {js_number(a.value)} tool calls; got {n}: {ctx.quote(repr(_names(calls)))}"
     )
 
 
-def _tools_count_min(a: ToolsCountMin, calls: list[ToolCall], lower: Lower) -> Reading:
-    return _count(a, calls, at_least=True)
+def _tools_count_min(a: ToolsCountMin, calls: list[ToolCall], ctx: GradeContext) -> Reading:
+    return _count(a, calls, ctx, at_least=True)
 
 
-def _tools_count_max(a: ToolsCountMax, calls: list[ToolCall], lower: Lower) -> Reading:
-    return _count(a, calls, at_least=False)
+def _tools_count_max(a: ToolsCountMax, calls: list[ToolCall], ctx: GradeContext) -> Reading:
+    return _count(a, calls, ctx, at_least=False)
 
 
 def split_tool_needle(value: str) -> tuple[str, str]:
@@ -132,33 +134,33 @@ def _matching(
     return [text for text, _ in mine], hit
 
 
-def _not_seen(value: str, kind: str, texts: list[str], calls: list[ToolCall]) -> str:
+def _not_seen(value: str, kind: str, texts: list[str], calls: list[ToolCall], ctx: GradeContext) -> str:
     tool, needle = split_tool_needle(value)
     if not texts:
         return f"expected a {tool} call whose {kind} contains {needle!r}; no {tool} call (tools called: {_names(calls)!r})"
-    return f"expected a {tool} call whose {kind} contains {needle!r}; {tool} {kind}s: {excerpt(' | '.join(texts))}"
+    return f"expected a {tool} call whose {kind} contains {needle!r}; {tool} {kind}s: {ctx.quote(' | '.join(texts))}"
 
 
-def _tool_output_contains(a: ToolOutputContains, calls: list[ToolCall], lower: Lower) -> Reading:
-    texts, hit = _matching(a.value, calls, _output_haystack, lower)
+def _tool_output_contains(a: ToolOutputContains, calls: list[ToolCall], ctx: GradeContext) -> Reading:
+    texts, hit = _matching(a.value, calls, _output_haystack, ctx.engine.lower)
     if hit is not None:
-        return Reading.passed(f"a call's output contains the needle: {excerpt(hit)}")
-    return Reading.failed(_not_seen(a.value, "output", texts, calls))
+        return Reading.passed(f"a call's output contains the needle: {ctx.quote(hit)}")
+    return Reading.failed(_not_seen(a.value, "output", texts, calls, ctx))
 
 
-def _tool_input_contains(a: ToolInputContains, calls: list[ToolCall], lower: Lower) -> Reading:
-    texts, hit = _matching(a.value, calls, _input_haystack, lower)
+def _tool_input_contains(a: ToolInputContains, calls: list[ToolCall], ctx: GradeContext) -> Reading:
+    texts, hit = _matching(a.value, calls, _input_haystack, ctx.engine.lower)
     if hit is not None:
-        return Reading.passed(f"a call's input contains the needle: {excerpt(hit)}")
-    return Reading.failed(_not_seen(a.value, "input", texts, calls))
+        return Reading.passed(f"a call's input contains the needle: {ctx.quote(hit)}")
+    return Reading.failed(_not_seen(a.value, "input", texts, calls, ctx))
 
 
-def _tool_input_not_contains(a: ToolInputNotContains, calls: list[ToolCall], lower: Lower) -> Reading:
+def _tool_input_not_contains(a: ToolInputNotContains, calls: list[ToolCall], ctx: GradeContext) -> Reading:
     tool, needle = split_tool_needle(a.value)
-    _, hit = _matching(a.value, calls, _input_haystack, lower)
+    _, hit = _matching(a.value, calls, _input_haystack, ctx.engine.lower)
     if hit is None:
         return Reading.passed(f"no {tool} call's input contains {needle!r}")
-    return Reading.failed(f"expected no {tool} call whose input contains {needle!r}; found: {excerpt(hit)}")
+    return Reading.failed(f"expected no {tool} call whose input contains {needle!r}; found: {ctx.quote(hit)}")
 
 
 def _mock_hit(a: MockHit, ctx: GradeContext) -> Reading:
@@ -170,7 +172,7 @@ def _mock_hit(a: MockHit, ctx: GradeContext) -> Reading:
         return Reading.passed(f"mock {a.value!r} was hit {hits} times (at least {js_number(a.threshold)})")
     return Reading.failed(
         f"expected mock {a.value!r} to be hit at least {js_number(a.threshold)} times; hits: {hits} "
-        f"(per mock: {excerpt(repr(stats.perMock))})"
+        f"(per mock: {ctx.quote(repr(stats.perMock))})"
     )
 
 

@@ -29,6 +29,9 @@ class GradeContext:
     custom_timeout: float = 30.0
     js: JsEngine | None = None
     """The process's V8 engine (regex and case rules); the session's, passed in."""
+    mask: Callable[[str], str] = str
+    """The run's secret masking (the one scrubber's): what a message quotes is masked whole before
+    it is cut, so a cut can never leave most of a secret (``"A" * 75 + key``) in the message."""
 
     def at(self, index: int) -> GradeContext:
         """This context for the top-level assertion at ``index``."""
@@ -44,6 +47,10 @@ class GradeContext:
     def output(self) -> str:
         """The model's final answer."""
         return self.execution.output
+
+    def quote(self, text: str, limit: int = 80) -> str:
+        """:func:`excerpt` of ``text`` masked whole first (what every message quotes from outputs)."""
+        return excerpt(self.mask(text), limit)
 
     @property
     def engine(self) -> JsEngine:

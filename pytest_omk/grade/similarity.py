@@ -74,25 +74,28 @@ def _fmt(x: float) -> str:
     return f"{x:.4f}".rstrip("0").rstrip(".") if x else "0"
 
 
-def _score_at_least(metric: str, score: float, threshold: float, output: str) -> Reading:
+def _score_at_least(metric: str, score: float, threshold: float, shown: str) -> Reading:
     """``score >= threshold`` as a reading for the named ``metric`` (``ROUGE-1``, ``BLEU-4``)."""
     if score >= threshold:
         return Reading.passed(f"{metric} {_fmt(score)} (at least {js_number(threshold)})")
     return Reading.failed(
         f"expected {metric} >= {js_number(threshold)} against the reference; got {_fmt(score)}; "
-        f"output: {excerpt(output)}"
+        f"output: {shown}"
     )
 
 
 def _rouge_n_min(a: RougeNMin, ctx: GradeContext) -> Reading:
     return _score_at_least(
-        f"ROUGE-{a.n}", rouge_n(ctx.output, a.reference, a.n, lower=ctx.engine.lower), a.threshold, ctx.output
+        f"ROUGE-{a.n}",
+        rouge_n(ctx.output, a.reference, a.n, lower=ctx.engine.lower),
+        a.threshold,
+        ctx.quote(ctx.output),
     )
 
 
 def _bleu_min(a: BleuMin, ctx: GradeContext) -> Reading:
     return _score_at_least(
-        "BLEU-4", bleu(ctx.output, a.reference, lower=ctx.engine.lower), a.threshold, ctx.output
+        "BLEU-4", bleu(ctx.output, a.reference, lower=ctx.engine.lower), a.threshold, ctx.quote(ctx.output)
     )
 
 
@@ -102,7 +105,7 @@ def _levenshtein_max(a: LevenshteinMax, ctx: GradeContext) -> Reading:
         return Reading.passed(f"edit distance {distance} (at most {js_number(a.value)})")
     return Reading.failed(
         f"expected an edit distance of at most {js_number(a.value)} from {excerpt(a.reference, 40)}; "
-        f"got {distance}; output: {excerpt(ctx.output, 40)}"
+        f"got {distance}; output: {ctx.quote(ctx.output, 40)}"
     )
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pytest_omk.grade._table import entry
-from pytest_omk.grade.base import GradeContext, Grader, excerpt
+from pytest_omk.grade.base import GradeContext, Grader
 from pytest_omk.js.jsonparse import JsonSyntaxError, parse_deep
 from pytest_omk.js.v8 import JsTimeout
 from pytest_omk.models import AssertionBase
@@ -87,7 +87,7 @@ def _json_valid(a: JsonValid, ctx: GradeContext) -> Reading:
     if parsed.error is None:
         return Reading.passed(f"the output is valid JSON ({type(parsed.value).__name__})")
     return Reading.failed(
-        f"expected the output to be valid JSON ({parsed.error}); output: {excerpt(ctx.output)}"
+        f"expected the output to be valid JSON ({parsed.error}); output: {ctx.quote(ctx.output)}"
     )
 
 
@@ -100,7 +100,7 @@ def _json_schema(a: JsonSchema, ctx: GradeContext) -> Reading:
     if parsed.error is not None:
         return Reading.failed(
             f"expected the output to be JSON matching the schema, but it is not JSON ({parsed.error}); "
-            f"output: {excerpt(ctx.output)}"
+            f"output: {ctx.quote(ctx.output)}"
         )
     import jsonschema.exceptions
     import referencing.exceptions
@@ -122,20 +122,20 @@ def _json_schema(a: JsonSchema, ctx: GradeContext) -> Reading:
             error = on_deep_stack(first_error)
     except referencing.exceptions.Unresolvable as exc:
         return Reading.error(
-            f"the JSON Schema refers outside itself ({excerpt(str(exc))}); references resolve only "
+            f"the JSON Schema refers outside itself ({ctx.quote(str(exc))}); references resolve only "
             "inside the schema and are never fetched"
         )
     except JsTimeout as exc:
         return Reading.error(f"a pattern of the JSON Schema was not decided: {exc}")
     except (RecursionError, jsonschema.exceptions.SchemaError) as exc:
         return Reading.error(
-            f"the JSON Schema could not be applied ({type(exc).__name__}: {excerpt(str(exc))})"
+            f"the JSON Schema could not be applied ({type(exc).__name__}: {ctx.quote(str(exc))})"
         )
     if error is None:
         return Reading.passed("the output is JSON matching the schema")
     return Reading.failed(
         f"expected the output to match the JSON Schema; at {_pointer(error.absolute_path)}: "
-        f"{excerpt(error.message, limit=120)}"
+        f"{ctx.quote(error.message, limit=120)}"
     )
 
 

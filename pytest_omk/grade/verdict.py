@@ -8,6 +8,7 @@ own; with N > 1 each check's reading aggregates the runs (pass rate against
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -107,14 +108,22 @@ class Verdict:
     """The counts behind ``failure`` when a single run failed checks."""
 
 
-def grade_run(sample: Sample, base_dir: Path, run: SampleRun, js: JsEngine) -> GradedRun:
+def grade_run(
+    sample: Sample, base_dir: Path, run: SampleRun, js: JsEngine, mask: Callable[[str], str] = str
+) -> GradedRun:
     """Grade one run (deterministic checks plus the judge's readings) and score it.
 
-    ``js`` is the engine for JavaScript-semantics checks (text matching, regexes, schemas).
+    ``js`` is the engine for JavaScript-semantics checks (text matching, regexes, schemas); ``mask``
+    the run's secret masking, applied to what messages quote before it is cut.
     """
     assertions = list(sample.assertions or [])
     ctx = GradeContext(
-        execution=run.execution, sample=sample, base_dir=base_dir, judge_readings=run.judge.assertions, js=js
+        execution=run.execution,
+        sample=sample,
+        base_dir=base_dir,
+        judge_readings=run.judge.assertions,
+        js=js,
+        mask=mask,
     )
     readings = grade_sample(assertions, ctx)
     rubric = {
@@ -138,12 +147,13 @@ def verdict(
     js: JsEngine,
     *,
     auto_max: int | None = None,
+    mask: Callable[[str], str] = str,
 ) -> Verdict:
     """Grade every run of ``sample`` and decide whether it passed.
 
     ``auto_max``: the runs were ``--omk-repeat auto``'s, with this maximum (always a repeated record).
     """
-    graded = [grade_run(sample, base_dir, run, js) for run in runs]
+    graded = [grade_run(sample, base_dir, run, js, mask) for run in runs]
     if len(graded) > 1 or auto_max is not None:
         return _repeated(sample, runs, graded, settings, auto_max)
     [only] = graded

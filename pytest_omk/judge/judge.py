@@ -27,7 +27,7 @@ from pytest_omk.judge.provenance import refused_formats, same_model
 from pytest_omk.judge.readings import assertion_reading, dimension_reading
 from pytest_omk.judge.score_schema import request_format
 from pytest_omk.judge.templates import RUBRIC, TEMPLATES, JudgeTemplate
-from pytest_omk.judge.trace_summary import summarize_execution
+from pytest_omk.judge.trace_summary import prompt_mask, summarize_execution
 from pytest_omk.models.accounting import CallLog
 from pytest_omk.models.assertions import AnswerRelevancy, ContextRecall, Faithfulness, SemanticSimilarity
 from pytest_omk.models.results import ExecutionResult, Reading
@@ -108,7 +108,7 @@ class LLMJudge:
         """The judge calls for a sample, and readings settled without a call (nothing to judge against)."""
         output = execution.output
         jobs: list[_Job] = []
-        trace = summarize_execution(execution)
+        trace = summarize_execution(execution, prompt_mask(self.calls))
         for name, dimension in (plan.sample.rubric or {}).items():
             values = {
                 "task": resolved.prompt,
@@ -159,7 +159,7 @@ class LLMJudge:
     def _request(self, plan: SamplePlan, job: _Job) -> ExecutionRequest:
         json_mode, json_schema = request_format(self.response_format, rubric=isinstance(job.key, str))
         return ExecutionRequest(
-            prompt=job.template.render(job.values),
+            prompt=prompt_mask(self.calls)(job.template.render(job.values)),  # no secret to the judge
             system=job.template.system,
             model=self.model,
             sample_id=plan.sample.sample_id,

@@ -10,7 +10,7 @@ then a summary of the first 10 turns. Its wording is ours.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from pytest_omk.js.text import js_json_stringify
 from pytest_omk.models.results import ExecutionResult, ToolCall, Turn
@@ -32,8 +32,18 @@ _STATUS_LABELS = {
 }
 
 
-def input_preview(call: ToolCall) -> str:
-    """The call's input as one line: a shell ``command`` as is, anything else as compact JSON."""
+def prompt_mask(calls: object) -> Callable[[str], str]:
+    """The run's masking of known secrets, from the recording store the judge's calls go through
+    (identity without one): the judge's prompt quotes the output, which may echo the credentials
+    of the model under test's provider, and the judge's provider must not receive them."""
+    store = getattr(calls, "store", None)
+    masked: Callable[[str], str] | None = getattr(store, "masked", None)
+    return masked if masked is not None else str
+
+
+def input_preview(call: ToolCall, mask: Callable[[str], str] = str) -> str:
+    """The call's input as one line: a shell ``command`` as is, anything else as compact JSON;
+    masked whole (``mask``) before it is cut."""
     value = call.input
     if value is None:
         return ""
@@ -43,10 +53,11 @@ def input_preview(call: ToolCall) -> str:
         text = value
     else:
         text = js_json_stringify(value)
+    text = mask(text)
     return text[:INPUT_PREVIEW_MAX] + "…" if len(text) > INPUT_PREVIEW_MAX else text
 
 
-def _tool_lines(calls: Sequence[ToolCall]) -> list[str]:
+def _tool_lines(calls: Sequence[ToolCall], mask: Callable[[str], str]) -> list[str]:
     total = len(calls)
     statuses = Counter(call.effective_status for call in calls)
     lines = [f"Tool calls: {total}", f"  succeeded {statuses['success']}/{total}"]
@@ -64,44 +75,47 @@ def _tool_lines(calls: Sequence[ToolCall]) -> list[str]:
     lines.append("  calls (for shell tools such as Bash, the command itself shows the real operation):")
     for number, call in enumerate(calls[:MAX_CALLS], 1):
         label = _STATUS_LABELS.get(call.effective_status, "")
-        lines.append(f"    [{number}] {call.tool}{label} → {input_preview(call)}")
+        lines.append(f"    [{number}] {call.tool}{label} → {input_preview(call, mask)}")
     if total > MAX_CALLS:
         lines.append(f"    ... {total - MAX_CALLS} more calls")
     return lines
 
 
-def _turn_line(number: int, turn: Turn) -> str:
+def _turn_line(number: int, turn: Turn, mask: Callable[[str], str]) -> str:
     if turn.role == "assistant" and turn.toolCalls:
         return f"  [{number}] assistant: calls {', '.join(call.tool for call in turn.toolCalls)}"
-    content = turn.content
+    content = mask(turn.content)  # whole, before the preview is cut
     preview = content[:TURN_PREVIEW_MAX] + ("..." if len(content) > TURN_PREVIEW_MAX else "")
     return f"  [{number}] {turn.role}: {preview}"
 
 
-def _turn_lines(turns: Sequence[Turn]) -> list[str]:
+def _turn_lines(turns: Sequence[Turn], mask: Callable[[str], str]) -> list[str]:
     roles = Counter(turn.role for turn in turns)
     lines = [
         "Turn summary:",
         f"  {len(turns)} turns (user {roles['user']} / assistant {roles['assistant']} / tool {roles['tool']})",
     ]
-    lines += [_turn_line(number, turn) for number, turn in enumerate(turns[:MAX_TURNS], 1)]
+    lines += [_turn_line(number, turn, mask) for number, turn in enumerate(turns[:MAX_TURNS], 1)]
     if len(turns) > MAX_TURNS:
         lines.append(f"  ... {len(turns) - MAX_TURNS} more turns")
     return lines
 
 
-def summarize_trace(turns: Sequence[Turn] | None, tool_calls: Sequence[ToolCall] | None) -> str | None:
-    """The trace summary, or ``None`` when there are neither turns nor tool calls."""
+def summarize_trace(
+    turns: Sequence[Turn] | None, tool_calls: Sequence[ToolCall] | None, mask: Callable[[str], str] = str
+) -> str | None:
+    """The trace summary, or ``None`` when there are neither turns nor tool calls; every quoted
+    text is masked whole (``mask``) before its preview is cut."""
     if not turns and not tool_calls:
         return None
     blocks: list[str] = []
     if tool_calls:
-        blocks.append("\n".join(_tool_lines(tool_calls)))
+        blocks.append("\n".join(_tool_lines(tool_calls, mask)))
     if turns:
-        blocks.append("\n".join(_turn_lines(turns)))
+        blocks.append("\n".join(_turn_lines(turns, mask)))
     return "\n\n".join(blocks)
 
 
-def summarize_execution(execution: ExecutionResult) -> str | None:
+def summarize_execution(execution: ExecutionResult, mask: Callable[[str], str] = str) -> str | None:
     """:func:`summarize_trace` of an execution's turns and tool calls."""
-    return summarize_trace(execution.turns, execution.toolCalls)
+    return summarize_trace(execution.turns, execution.toolCalls, mask)

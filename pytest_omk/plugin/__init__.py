@@ -16,6 +16,7 @@ from pytest_omk.plugin.config_checks import check_command_line, check_ini_keys, 
 from pytest_omk.plugin.discovery import collect_file
 from pytest_omk.plugin.nodes import SampleItem, SplitDirectory, release_collected, sample_host_key, shown_key
 from pytest_omk.plugin.options import add_options, ini_names, settings_from_config, value_flags
+from pytest_omk.plugin.safety import masked_key
 from pytest_omk.plugin.session import OmkSession
 
 explicit_files_key = pytest.StashKey[set[Path]]()
@@ -48,6 +49,7 @@ def pytest_configure(config: pytest.Config) -> None:
     session = OmkSession(config, settings)
     config.stash[sample_host_key] = session
     config.stash[shown_key] = lambda text: session.calls.scrubber.terminal(text)
+    config.stash[masked_key] = lambda text: session.calls.scrubber.masked(text)
     config.pluginmanager.register(session, "omk-session")
     config.pluginmanager.register(session.collection, "omk-collection")
     config.pluginmanager.register(session.usage_errors, "omk-usage-errors")

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_omk._util.visible import visible
 from pytest_omk.compare.analysis import analyze
 from pytest_omk.compare.baseline import load_baseline, regression_message
 from pytest_omk.errors import ConfigError
@@ -20,8 +21,10 @@ from pytest_omk.plugin.answerer import answerer_key
 from pytest_omk.plugin.compat import junit_xml, terminal_width
 from pytest_omk.plugin.gate import GateCheck
 from pytest_omk.plugin.gc_policy import collections_deferred, freeze_survivors
+from pytest_omk.plugin.nodes import shown_key
 from pytest_omk.plugin.recordings import pruned_line, run_callers
 from pytest_omk.plugin.run_info import outcome_of
+from pytest_omk.plugin.safety import ShownLines
 from pytest_omk.plugin.wiring import recordings_dir
 from pytest_omk.recordings.scrub import secrets_from_env
 from pytest_omk.report.answer_diff import terminal_lines as answer_changes
@@ -172,21 +175,24 @@ class RecordCollector:
         rows = self.ordered()
         if not rows:
             return
-        terminalreporter.write_sep("=", "omk scores")
+        # Foreign text (sample ids, servers' reasons) goes through the run's scrubber and escaper;
+        # under CI no line of it can act as a workflow command (docs/security.md, "CI outputs").
+        out = ShownLines(terminalreporter, self.config.stash.get(shown_key, visible))
+        out.write_sep("=", "omk scores")
         verbosity = terminalreporter.config.get_verbosity()
         width = terminal_width(terminalreporter)
         for line in render_summary(rows, verbose=verbosity >= 0, width=width, wide=verbosity >= 1):
-            terminalreporter.write_line(line)
-        self.savings.write(terminalreporter, rows, self.totals or {}, verbose=verbosity >= 1)
+            out.write_line(line)
+        self.savings.write(out, rows, self.totals or {}, verbose=verbosity >= 1)
         analysis = self.analyze(rows)
         for line in comparison_lines(analysis, message=self.regression, coverage=verbosity >= 1):
-            terminalreporter.write_line(line, red=line == self.regression)
+            out.write_line(line, red=line == self.regression)
         for written in self.written:
-            terminalreporter.write_line(written.line, red=written.failed)
+            out.write_line(written.line, red=written.failed)
         for line in answer_changes(rows):
-            terminalreporter.write_line(line)
+            out.write_line(line)
         if self.pruned:
-            terminalreporter.write_line(self.pruned)
+            out.write_line(self.pruned)
         # Workflow commands last, each on a line of its own (GitHub reads them from the log).
         for command in self.annotations:
             terminalreporter.write_line(command)

@@ -6,16 +6,22 @@ See docs/security.md for the trust model these follow from.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_omk._util.visible import visible
+from pytest_omk._util.visible import visible, workflow_inert
 from pytest_omk.errors import ConfigError
 
 if TYPE_CHECKING:
     from pytest_omk.loading import SampleBundle
     from pytest_omk.recordings.scrub import Scrubber
+
+
+masked_key = pytest.StashKey[Callable[[str], str]]()
+"""The run's secret masking for text quoted into messages (``Scrubber.masked``): graders mask an
+output whole before they cut an excerpt of it."""
 
 
 def check_caps(file_name: str, bundle: SampleBundle, cap: int) -> None:
@@ -65,8 +71,27 @@ def scrub_report(report: pytest.TestReport | pytest.CollectReport, scrubber: Scr
 
 def omk_warning(message: str) -> pytest.PytestWarning:
     """A warning of the plugin for pytest's warnings summary, unsafe characters made visible (its
-    text may name a committed recording, whose file name and content are hostile)."""
-    return pytest.PytestWarning(f"omk: {visible(message)}")
+    text may name a committed recording, whose file name and content are hostile; none of its lines
+    can act as a CI workflow command either: the warnings summary prints them as they are)."""
+    return pytest.PytestWarning(f"omk: {workflow_inert(visible(message))}")
+
+
+class ShownLines:
+    """The terminal reporter's ``write_line``/``write_sep`` with every line passed through the
+    run's ``shown`` (scrubbed, escaped, inert under CI): for sections that print foreign text (the
+    ``omk scores`` table holds sample ids and servers' reasons)."""
+
+    def __init__(self, reporter: Any, shown: Callable[[str], str]) -> None:
+        self._reporter = reporter
+        self._shown = shown
+
+    def write_line(self, line: str, **markup: bool) -> None:
+        """One line, shown safely."""
+        self._reporter.write_line(self._shown(line), **markup)
+
+    def write_sep(self, sep: str, title: str, **markup: bool) -> None:
+        """A separator line with a title, shown safely."""
+        self._reporter.write_sep(sep, self._shown(title), **markup)
 
 
 def sandbox_notice(config: pytest.Config, session: pytest.Session, executor: str | None) -> None:

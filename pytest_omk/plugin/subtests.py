@@ -6,6 +6,7 @@ record and into subtest outcomes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -18,6 +19,7 @@ from pytest_omk.models.report import SampleRecord
 from pytest_omk.models.results import Reading
 from pytest_omk.models.run import SampleRun
 from pytest_omk.plugin.compat import report_passed_subtests, subtests_of, suspend_xfail_mark
+from pytest_omk.plugin.safety import masked_key
 from pytest_omk.report.failure_text import failure_line
 from pytest_omk.report.records import (
     assertion_records,
@@ -50,17 +52,24 @@ def emit_reading(
         pytest.skip(reading.message)
 
 
-def fill_record(wire: dict[str, Any], sample: Sample, runs: list[SampleRun], graded: Verdict) -> None:
-    """Complete the sample's record (its wire form, in place) with what was graded."""
+def fill_record(
+    wire: dict[str, Any],
+    sample: Sample,
+    runs: list[SampleRun],
+    graded: Verdict,
+    mask: Callable[[str], str] | None = None,
+) -> None:
+    """Complete the sample's record (its wire form, in place) with what was graded; ``mask`` masks
+    a stored text whole before it is cut to the stored cap."""
     if graded.repeats is not None:
-        parts = repeated_parts(sample, runs, graded, graded.repeats)
+        parts = repeated_parts(sample, runs, graded, graded.repeats, mask)
     else:
         [run] = runs
         parts = {
             "scores": scores_record(graded.runs[0].scores),
             "assertions": assertion_records(list(sample.assertions or []), graded.readings),
             "rubric": rubric_records(sample, graded.rubric),
-            "execution": execution_record(run.execution),
+            "execution": execution_record(run.execution, mask),
             "urls": list(run.resolved.urls),
         }
     parts.update(judge_provenance(runs))
@@ -118,6 +127,11 @@ def report_checks(
     report_passed_subtests(item, passed)
 
 
+def _mask(item: SampleItem) -> Callable[[str], str]:
+    """The run's masking of secrets in what messages quote (identity before the session exists)."""
+    return item.config.stash.get(masked_key, str)
+
+
 def error_line(item: SampleItem, error: OmkError, settings: Settings, js: JsEngine) -> str:
     """The line an item ERRORs with. When only the judge failed (the model answered), the record
     first gets the answer and every check that needs no judge, read as usual (the judged ones
@@ -127,7 +141,8 @@ def error_line(item: SampleItem, error: OmkError, settings: Settings, js: JsEngi
     if not isinstance(error, JudgeFailed):
         return f"{type(error).__name__}: {error}"
     sample, runs = item.loaded.sample, [error.run]
-    fill_record(item.omk_record, sample, runs, verdict(sample, item.bundle.base_dir, runs, settings, js))
+    graded = verdict(sample, item.bundle.base_dir, runs, settings, js, mask=_mask(item))
+    fill_record(item.omk_record, sample, runs, graded, _mask(item))
     return f"JudgeError: {error}"
 
 
@@ -135,10 +150,12 @@ def grade_and_report(item: SampleItem, settings: Settings, js: JsEngine) -> None
     """Grade the item's run(s), record them, emit one subtest per check; fail the item if needed."""
     sample = item.loaded.sample
     auto_max = settings.repeat if settings.repeat_auto else None
-    graded = verdict(sample, item.bundle.base_dir, item.omk_runs, settings, js, auto_max=auto_max)
+    graded = verdict(
+        sample, item.bundle.base_dir, item.omk_runs, settings, js, auto_max=auto_max, mask=_mask(item)
+    )
     # The record is complete before any subtest is reported: with -x the first failed subtest
     # ends the item, and the reports must still hold what was graded.
-    fill_record(item.omk_record, sample, item.omk_runs, graded)
+    fill_record(item.omk_record, sample, item.omk_runs, graded, _mask(item))
     if settings.mutate:
         from pytest_omk.grade.weakness import assess
 

@@ -24,9 +24,9 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
-from pytest_omk._util.visible import visible
+from pytest_omk._util.visible import CiInert, visible
 
 REDACTED = "[REDACTED]"
 MIN_SECRET_LENGTH = 8
@@ -53,7 +53,13 @@ SENSITIVE_KEYS = frozenset(
 
 KEY_SHAPED = re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_\-*.]{6,}")
 """API-key-shaped tokens (``sk-...``) are masked even when no variable holds them."""
-_URL_WITH_USERINFO = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*://[^\s/@]+@[^\s]*")
+_USERINFO = re.compile(
+    r"(?:[a-zA-Z][a-zA-Z0-9+.-]*://(?P<schemed>[^\s,;/?#]*)"  # scheme://user:pass@host
+    r"|(?<![^\s,;=])(?P<bare>[^\s,;=/?#:@]+:[^\s,;/?#]*))@"  # user:pass@host:port, no scheme
+)
+"""The userinfo of every URL-like part of a text: with a scheme (``https://u:p@h``), or without one
+when it holds a password (``u:p@proxy:3128``, as proxy variables allow), in lists separated by
+commas, semicolons or spaces (``PIP_EXTRA_INDEX_URL``); up to the last ``@`` before the path."""
 
 
 def environment_snapshot() -> dict[str, str]:
@@ -72,22 +78,19 @@ def is_secret_name(name: str) -> bool:
 
 
 def userinfo_secrets(text: str) -> set[str]:
-    """The password, ``user:password`` and its base64 form of every URL with userinfo in ``text``."""
+    """The password, ``user:password`` and its base64 form of every URL-like part with userinfo
+    in ``text`` (:data:`_USERINFO`: with or without a scheme, anywhere in a list)."""
     found: set[str] = set()
-    for match in _URL_WITH_USERINFO.finditer(text):
-        try:
-            parts = urlsplit(match.group(0))
-        except ValueError:
-            continue
-        user, password = parts.username, parts.password
+    for match in _USERINFO.finditer(text):
+        raw_userinfo = match.group("schemed") if match.group("schemed") is not None else match.group("bare")
+        user, colon, password = raw_userinfo.partition(":")
         if password:
             found.add(password)
             found.add(unquote(password))
-        if user is not None:
-            pair = f"{unquote(user)}:{unquote(password or '')}"
+        if user or colon:
+            pair = f"{unquote(user)}:{unquote(password)}"
             found.add(pair)
             found.add(base64.b64encode(pair.encode()).decode())
-            raw_userinfo = parts.netloc.rpartition("@")[0]
             found.add(raw_userinfo)
     return found
 
@@ -98,36 +101,42 @@ def secrets_from_env(environ: Mapping[str, str]) -> set[str]:
     for name, value in environ.items():
         if is_secret_name(name):
             found.add(value)
-        if "@" in value and "://" in value:
+        if "@" in value:
             found |= userinfo_secrets(value)
     return found
 
 
-def strip_userinfo(url: str) -> str:
-    """``url`` without ``user:password@`` (for an environment handed to an untrusted process)."""
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
-    if "@" not in parts.netloc:
-        return url
-    return parts._replace(netloc=parts.netloc.rpartition("@")[2]).geturl()
+def strip_userinfo(value: str) -> str:
+    """``value`` without the ``user:password@`` of any URL-like part (:data:`_USERINFO`), for an
+    environment handed to an untrusted process: ``u:p@proxy:3128`` becomes ``proxy:3128``."""
+    return _USERINFO.sub(_host_only, value) if "@" in value else value
+
+
+def _host_only(match: re.Match[str]) -> str:
+    whole = match.group(0)
+    # The scheme (if any) stays; the userinfo and its "@" go.
+    return whole[: match.start("schemed") - match.start()] if match.group("schemed") is not None else ""
 
 
 class Scrubber:
     """Replaces secret values in text and in every string of a JSON-able document."""
 
-    def __init__(self, secrets: Iterable[str | None] = (), *, key_shaped: bool = False) -> None:
+    def __init__(
+        self, secrets: Iterable[str | None] = (), *, key_shaped: bool = False, ci: CiInert | None = None
+    ) -> None:
         # Longest first, so that a secret containing another one is replaced whole.
         usable = {s for s in secrets if s and len(s) >= MIN_SECRET_LENGTH}
         self._secrets = sorted(usable, key=len, reverse=True)
         # Key-shaped masking is for messages (errors, failures); outputs keep words like "sk-learn".
         self._key_shaped = key_shaped
+        # What the terminal shows under CI cannot be a log command (docs/security.md, "CI outputs").
+        self._ci = ci or CiInert()
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str], extra: Iterable[str] = ()) -> Scrubber:
-        """A scrubber for ``environ``'s credentials (a snapshot taken on the main thread) plus ``extra``."""
-        return cls([*secrets_from_env(environ), *extra])
+        """A scrubber for ``environ``'s credentials (a snapshot taken on the main thread) plus ``extra``,
+        whose terminal text is inert for the CI ``environ`` names (:class:`CiInert`)."""
+        return cls([*secrets_from_env(environ), *extra], ci=CiInert.from_environment(environ))
 
     @property
     def secrets(self) -> tuple[str, ...]:
@@ -140,6 +149,12 @@ class Scrubber:
             if secret in value:
                 value = value.replace(secret, REDACTED)
         return KEY_SHAPED.sub(REDACTED, value) if self._key_shaped and "-" in value else value
+
+    def masked(self, value: str) -> str:
+        """``value`` with every secret and API-key-shaped token masked, nothing else changed: what a
+        message may quote, masked whole before any cut (a cut secret no longer matches)."""
+        text = self.text(value)
+        return KEY_SHAPED.sub(REDACTED, text) if "-" in text else text
 
     def data(self, value: Any) -> Any:
         """A scrubbed copy of a JSON-able value (dicts, lists, strings, scalars); auth keys dropped."""
@@ -156,6 +171,8 @@ class Scrubber:
         return value
 
     def terminal(self, value: str) -> str:
-        """Scrubbed text safe to print (key-shaped tokens too), unsafe characters made visible."""
+        """Scrubbed text safe to print (key-shaped tokens too), unsafe characters made visible, and
+        under CI no line able to act as a log command."""
         text = self.text(value)
-        return visible(KEY_SHAPED.sub(REDACTED, text) if "-" in text else text)
+        shown = visible(KEY_SHAPED.sub(REDACTED, text) if "-" in text else text)
+        return self._ci(shown) if self._ci else shown

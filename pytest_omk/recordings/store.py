@@ -74,6 +74,8 @@ class RecordingStore:
         self._paths = RecordingPaths(
             self.directory or Path(), (*secrets, *secrets_from_env(self.environment))
         )
+        self.masked: Callable[[str], str] = lambda text: self._paths.redactor().masked(text)
+        """Masks every known secret in a text: a judge's prompt must carry no provider's credentials."""
         self._warn_callback = warn
         self._tree = RecordingTree(self.directory or Path())
         self._index = RecordingIndex(self._tree) if self.directory is not None else None

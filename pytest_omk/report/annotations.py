@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pytest_omk._util.visible import visible
+from pytest_omk._util.visible import visible, workflow_inert
 from pytest_omk.report.outputs import Written
 
 GITHUB_LIMIT = 10
@@ -118,10 +118,12 @@ def _property(text: str) -> str:
 
 
 def _inert(text: str, scrub: Callable[[str], str]) -> str:
+    """Masked whole, then cut; escaped; no ``##[`` left (GitHub's runner acts on it anywhere in a
+    line, inside a workflow command's message too)."""
     text = scrub(text)
     if len(text) > MESSAGE_CHARS:
         text = text[: MESSAGE_CHARS - 1] + "…"
-    return visible(text)
+    return workflow_inert(visible(text))
 
 
 def github_commands(

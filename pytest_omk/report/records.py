@@ -9,7 +9,7 @@ per check was a twentieth of a large replay.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from pytest_omk._util.stored_text import cap_strings, cap_text
@@ -34,16 +34,19 @@ def metadata_of(sample: Sample) -> dict[str, Any]:
     return data
 
 
-def execution_record(execution: ExecutionResult | None) -> dict[str, Any] | None:
+def execution_record(
+    execution: ExecutionResult | None, mask: Callable[[str], str] | None = None
+) -> dict[str, Any] | None:
     """The execution part of a record (the optional counts only when the executor reported them).
 
     Texts are stored up to the cap of :mod:`pytest_omk._util.stored_text` (grading has read them
-    whole already): the output, and the tool calls' inputs and outputs.
+    whole already): the output, and the tool calls' inputs and outputs; a text that is cut is
+    masked whole first (``mask``, the run's secret masking).
     """
     if execution is None:
         return None
     record: dict[str, Any] = {
-        "output": cap_text(execution.output),
+        "output": cap_text(execution.output, mask=mask),
         "costUSD": execution.costUSD,
         "latencyMs": execution.latencyMs,
         "inputTokens": execution.inputTokens,
@@ -55,7 +58,9 @@ def execution_record(execution: ExecutionResult | None) -> dict[str, Any] | None
             record[key] = value
     calls = execution.toolCalls
     record["toolCalls"] = (
-        None if calls is None else [cap_strings(c.model_dump(mode="json", exclude_none=True)) for c in calls]
+        None
+        if calls is None
+        else [cap_strings(c.model_dump(mode="json", exclude_none=True), mask=mask) for c in calls]
     )
     record["replayed"] = execution.replayed
     record["retries"] = execution.retries

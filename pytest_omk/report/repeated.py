@@ -7,6 +7,7 @@ across the runs, and ``repeats`` the pass rate, pass^N and mean ± SD per layer.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from pytest_omk.grade.verdict import Repeats, Verdict
@@ -18,7 +19,11 @@ from pytest_omk.report.records import assertion_records, execution_record, rubri
 
 
 def repeated_parts(
-    sample: Sample, runs: list[SampleRun], graded: Verdict, repeats: Repeats
+    sample: Sample,
+    runs: list[SampleRun],
+    graded: Verdict,
+    repeats: Repeats,
+    mask: Callable[[str], str] | None = None,
 ) -> dict[str, Any]:
     """The graded parts of a repeated sample's record, as JSON values (the first run's execution
     stands for all). Each entry with its tallies goes through its model, which puts the keys in
@@ -36,7 +41,7 @@ def repeated_parts(
             name: RubricEntry.model_validate({**entry, **repeats.rubric_detail[name]}).model_dump(mode="json")
             for name, entry in rubric_records(sample, graded.rubric).items()
         },
-        "execution": execution_record(runs[0].execution),
+        "execution": execution_record(runs[0].execution, mask),
         "urls": list(runs[0].resolved.urls),
         "repeats": RepeatsRecord.model_validate(repeats.record).model_dump(mode="json"),
     }

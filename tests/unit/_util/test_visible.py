@@ -4,11 +4,20 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import unicodedata
 
 import pytest
 
-from pytest_omk._util.visible import DEFAULT_IGNORABLE, UNSAFE, JsonVisibleWriter, json_visible, visible
+from pytest_omk._util.visible import (
+    DEFAULT_IGNORABLE,
+    UNSAFE,
+    CiInert,
+    JsonVisibleWriter,
+    json_visible,
+    visible,
+    workflow_inert,
+)
 
 
 @pytest.mark.parametrize(
@@ -90,3 +99,32 @@ def test_the_json_writer_escapes_what_json_dump_streams() -> None:
     writer.flush()
     assert json.loads(handle.getvalue()) == {"a": "\u2066x\u2069", "b": ["\u202e" * 10] * 20_000}
     assert handle.getvalue().startswith('{"a": "\\u2066x\\u2069"') and "\u202e" not in handle.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("raw", "inert"),
+    [
+        ("::error::x", r"\x3a:error::x"),
+        ("  ::warning::indented", r"  \x3a:warning::indented"),
+        ("ok\n\t::add-mask::v", "ok\n\t" + r"\x3a:add-mask::v"),
+        ("a\r::stop-commands::T", "a\r" + r"\x3a:stop-commands::T"),
+        ("\u00a0::set-output", "\u00a0" + r"\x3a:set-output"),
+        ("x ##[error]y ###[z]", r"x #\x23[error]y ##\x23[z]"),
+        ("a::b and c :: d", "a::b and c :: d"),  # not at a line's start: inert already
+    ],
+)
+def test_workflow_commands_are_neutralised_and_still_read(raw: str, inert: str) -> None:
+    shown = workflow_inert(raw)
+    assert shown == inert
+    assert "##[" not in shown
+    assert not any(line.lstrip().startswith("::") for line in re.split(r"[\r\n]", shown))
+
+
+def test_ci_inert_follows_the_environment() -> None:
+    text = "::error::x\nsection_start:1:name"
+    assert CiInert.from_environment({})(text) == text
+    assert not CiInert.from_environment({"GITHUB_ACTIONS": "false"})
+    assert (
+        CiInert.from_environment({"GITHUB_ACTIONS": "true"})(text) == "\\x3a:error::x\nsection_start:1:name"
+    )
+    assert CiInert.from_environment({"GITLAB_CI": "true"})(text) == "::error::x\nsection\\x5fstart:1:name"

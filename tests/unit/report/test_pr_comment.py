@@ -62,3 +62,19 @@ def test_the_summary_says_what_was_compared_once() -> None:
     text = render_markdown({"baseline": baseline, "samples": [], "summary": {}, "config": {}})
     assert text.count("Compared with base.json") == 1
     assert "### Regressions" in text and "No regressions." in text
+
+
+def test_rows_are_dropped_from_the_end_to_fit_the_limit() -> None:
+    changed = [change(f"f.yaml::fail{i:03d}", "passed", "failed", (5.0, 1.0)) for i in range(40)]
+    changed += [change(f"f.yaml::pass{i:03d}", "failed", "passed", (1.0, 5.0)) for i in range(40)]
+    changed += [change(f"f.yaml::move{i:03d}", "passed", "passed", (4.0, 4.5)) for i in range(40)]
+    baseline = {"path": "base.json", "matched": 200, "new": 0, "notRun": 0, "changed": changed}
+    full = "\n".join(pr_comment_section({"baseline": baseline}))
+    lines = pr_comment_section({"baseline": baseline}, limit=4000)
+    text = "\n".join(lines)
+    assert len(text[text.index(MARKER) :]) <= 4000 < len(full[full.index(MARKER) :])
+    # The newly failing rows come first and stay longest; the later tables lose their rows first.
+    assert "f.yaml::fail000" in text and "f.yaml::move039" not in text
+    assert "**Score changes (40)**" in text and "_40 more not shown" in text
+    assert text.endswith("80 unchanged.")
+    assert pr_comment_section({"baseline": baseline}, limit=4000) == lines  # deterministic
