@@ -10,7 +10,6 @@ samples only (each layer over the samples that have it in both runs), so selecti
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,8 +17,8 @@ from typing import Any
 from pytest_omk.errors import BudgetExhausted, ConfigError
 from pytest_omk.grade.stats import mean2
 from pytest_omk.js.numbers import round2
+from pytest_omk.loading.report_file import check_records, read_report
 
-REPORT_SCHEMA_VERSION = "pytest-omk.report/v1"
 DELTA_LAYERS = ("composite", "fact", "behavior", "judge", "assertions")
 GATE_LAYERS = ("composite", "fact", "behavior", "judge")
 """The layers the gate watches (the flat assertion score is shown, not gated)."""
@@ -31,46 +30,6 @@ _EPSILON = 1e-9
 SampleKey = tuple[str, str, str | None]
 
 
-def read_report(path: Path) -> dict[str, Any]:
-    """An ``--omk-report`` document from ``path``; :class:`ConfigError` naming the file when it is not one."""
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path} is not JSON (line {exc.lineno}: {exc.msg})") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path} is not UTF-8 text") from None
-    except RecursionError:
-        raise ConfigError(f"{path} is nested too deeply to be a pytest-omk report") from None
-    if nesting(document) > MAX_DEPTH:
-        raise ConfigError(f"{path} is nested deeper than {MAX_DEPTH} levels: not a pytest-omk report")
-    if not isinstance(document, dict) or document.get("schemaVersion") != REPORT_SCHEMA_VERSION:
-        raise ConfigError(
-            f"{path} is not a pytest-omk report (schemaVersion must be {REPORT_SCHEMA_VERSION!r})"
-        )
-    return document
-
-
-MAX_DEPTH = 64
-"""A report nests a dozen levels; anything far deeper is not one (and would exhaust the stack)."""
-
-
-def nesting(value: Any) -> int:
-    """How deeply ``value`` nests lists and objects (iteratively: no recursion to exhaust)."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        current, depth = stack.pop()
-        if isinstance(current, dict | list):
-            deepest = max(deepest, depth)
-            if depth <= MAX_DEPTH:
-                stack.extend(
-                    (child, depth + 1)
-                    for child in (current.values() if isinstance(current, dict) else current)
-                )
-    return deepest
-
-
 def load_baseline(path: Path) -> dict[str, Any]:
     """Read an earlier ``--omk-report`` document; :class:`ConfigError` when it is not one."""
     try:
@@ -78,10 +37,14 @@ def load_baseline(path: Path) -> dict[str, Any]:
     except ConfigError as exc:
         raise ConfigError(f"--omk-baseline: {exc}") from None
     samples = document.get("samples")
-    if not isinstance(samples, list) or not all(
-        isinstance(s, dict) and isinstance(s.get("scores"), dict) for s in samples
-    ):
+    if not isinstance(samples, list):
         raise ConfigError(f"--omk-baseline: {path} has no valid 'samples' list")
+    try:
+        # Strictly, as the writer wrote them: a carried record (--omk-changed) becomes this run's
+        # result, and a NaN score or a string line must stop the run here, not at its end.
+        check_records(path, samples)
+    except ConfigError as exc:
+        raise ConfigError(f"--omk-baseline: {exc}") from None
     return document
 
 
