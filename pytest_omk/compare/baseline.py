@@ -17,7 +17,6 @@ from typing import Any
 from pytest_omk.errors import BudgetExhausted, ConfigError
 from pytest_omk.grade.stats import mean2
 from pytest_omk.js.numbers import round2
-from pytest_omk.loading.report_file import check_records, read_report
 
 DELTA_LAYERS = ("composite", "fact", "behavior", "judge", "assertions")
 GATE_LAYERS = ("composite", "fact", "behavior", "judge")
@@ -25,6 +24,7 @@ GATE_LAYERS = ("composite", "fact", "behavior", "judge")
 CHANGE_THRESHOLD = 0.01
 """A sample is listed as changed when its outcome changed or its composite moved by more than this."""
 _FAILING = ("failed", "error")
+_STILL_FAILING = ("failed", "xfailed")
 _EPSILON = 1e-9
 
 SampleKey = tuple[str, str, str | None]
@@ -32,6 +32,10 @@ SampleKey = tuple[str, str, str | None]
 
 def load_baseline(path: Path) -> dict[str, Any]:
     """Read an earlier ``--omk-report`` document; :class:`ConfigError` when it is not one."""
+    # Imported here: the record models are not built when the plugin loads (a run without a
+    # baseline never needs them this early).
+    from pytest_omk.loading.report_file import check_records, read_report
+
     try:
         document = read_report(path)
     except ConfigError as exc:
@@ -103,6 +107,11 @@ def _sample_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, 
     }
 
 
+def _same_result(before: Any, after: Any) -> bool:
+    """A failure again is no change, reported ``failed`` or (a known failure) ``xfailed``."""
+    return before == after or (before in _STILL_FAILING and after in _STILL_FAILING)
+
+
 def compare_with_baseline(
     rows: Sequence[Mapping[str, Any]],
     baseline: Mapping[str, Any],
@@ -124,7 +133,7 @@ def compare_with_baseline(
     changed = [
         c
         for c in changes
-        if c["outcome"] != c["baselineOutcome"]
+        if not _same_result(c["baselineOutcome"], c["outcome"])
         or (
             c["deltas"]["composite"] is not None
             and abs(c["deltas"]["composite"]) > CHANGE_THRESHOLD + _EPSILON

@@ -3,7 +3,8 @@
 Newly failing samples, newly passing ones, the samples whose scores moved, then how many did not
 change. Every list is in node-id order and the section holds no time or duration, so the same two
 runs give the same text byte for byte: a bot can find its comment by the marker line and replace it
-instead of adding another. It is rendered from the report's ``baseline`` section only.
+instead of adding another. It is rendered from the report's ``baseline`` section (and, with
+``--omk-known-failures=xfail``, the samples' ``knownFailure``).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from pytest_omk.report.view import SCORE_COLUMNS, Doc, score_text
 MARKER = "<!-- pytest-omk:pr-comment -->"
 """The first line of the section: what a bot searches its earlier comment for."""
 _FAILING = ("failed", "error")
+_STILL = (*_FAILING, "xfailed")
+"""Not a newly passing sample: a known failure that fails again is ``xfailed``."""
 
 
 def pr_comment_section(document: Doc) -> list[str]:
@@ -28,9 +31,7 @@ def pr_comment_section(document: Doc) -> list[str]:
     failing = [
         c for c in changed if c.get("outcome") in _FAILING and c.get("baselineOutcome") not in _FAILING
     ]
-    passing = [
-        c for c in changed if c.get("outcome") not in _FAILING and c.get("baselineOutcome") in _FAILING
-    ]
+    passing = [c for c in changed if c.get("outcome") not in _STILL and c.get("baselineOutcome") in _FAILING]
     moved = [c for c in changed if c not in failing and c not in passing]
     unchanged = int(baseline.get("matched", 0)) - len(changed)
     lines = [
@@ -44,8 +45,22 @@ def pr_comment_section(document: Doc) -> list[str]:
     lines += _outcome_table("Newly failing", failing)
     lines += _outcome_table("Newly passing", passing)
     lines += _score_table(moved)
-    lines += ["", f"{unchanged} unchanged."]
+    lines += ["", f"{unchanged} unchanged.", *_known(document)]
     return lines
+
+
+def _known(document: Doc) -> list[str]:
+    """``--omk-known-failures=xfail``: how the baseline's failures fared (they fail nothing)."""
+    known = [s for s in document.get("samples") or [] if s.get("knownFailure")]
+    if not known:
+        return []
+    again = sum(1 for s in known if s.get("outcome") == "xfailed")
+    now = sum(1 for s in known if s.get("outcome") == "xpassed")
+    return [
+        "",
+        f"Known failures (failed in the baseline too, reported as xfail): {again} failed again, "
+        f"{now} pass now (xpass), {len(known) - again - now} other.",
+    ]
 
 
 def _order(change: Mapping[str, Any]) -> tuple[str, str]:
