@@ -33,15 +33,18 @@ known_failure_key = pytest.StashKey[str]()
 
 def known_failures(baseline: Mapping[str, Any]) -> dict[str, str]:
     """Node id → reason, for each sample that failed in ``baseline`` (a tripwire is xfail already)."""
-    known: dict[str, str] = {}
-    for row in baseline.get("samples") or []:
-        if row.get("outcome") not in KNOWN_OUTCOMES or (row.get("metadata") or {}).get("tripwire"):
-            continue
-        reasons = failure_reasons(row) or [str(row.get("outcome"))]
-        first = reasons[0] if len(reasons[0]) <= REASON_CHARS else reasons[0][: REASON_CHARS - 1] + "…"
-        more = f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""
-        known[str(row["nodeid"])] = f"{KNOWN}: {first}{more}"
-    return known
+    reasons = {str(row["nodeid"]): known_reason(row) for row in baseline.get("samples") or []}
+    return {nodeid: reason for nodeid, reason in reasons.items() if reason is not None}
+
+
+def known_reason(row: Mapping[str, Any]) -> str | None:
+    """Why a baseline record is a known failure (``None``: it is not one)."""
+    if row.get("outcome") not in KNOWN_OUTCOMES or (row.get("metadata") or {}).get("tripwire"):
+        return None
+    reasons = failure_reasons(row) or [str(row.get("outcome"))]
+    first = reasons[0] if len(reasons[0]) <= REASON_CHARS else reasons[0][: REASON_CHARS - 1] + "…"
+    more = f" (and {len(reasons) - 1} more)" if len(reasons) > 1 else ""
+    return f"{KNOWN}: {first}{more}"
 
 
 class KnownFailures:

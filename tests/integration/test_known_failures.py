@@ -110,3 +110,17 @@ def test_known_failures_need_a_baseline(pytester: pytest.Pytester, omk_run: OmkR
     assert "--omk-known-failures=xfail needs --omk-baseline" in result.stderr.str()
     bad = omk_run("--omk-known-failures=maybe", "--omk-baseline=x.json")
     assert bad.ret == pytest.ExitCode.USAGE_ERROR and "one of off, xfail" in bad.stderr.str()
+
+
+def test_a_carried_known_failure_is_xfailed_too(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+    """--omk-changed carries a sample whose inputs did not change: a known failure stays one."""
+    project(pytester, {"a": GOOD, "b": BAD})
+    assert omk_run("--omk-report=base.json").ret == pytest.ExitCode.TESTS_FAILED
+    assert omk_run("--omk-baseline=base.json", "--omk-changed").ret == pytest.ExitCode.TESTS_FAILED
+    result = omk_run(
+        "--omk-baseline=base.json", "--omk-changed", "--omk-known-failures=xfail", "--omk-report=new.json"
+    )
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    rows = {row["sample_id"]: row for row in load_report(pytester.path / "new.json")["samples"]}
+    assert rows["b"]["carried"] and rows["b"]["outcome"] == "xfailed"
+    assert rows["b"]["knownFailure"].startswith("failed in the baseline too: assertion 0: contains")

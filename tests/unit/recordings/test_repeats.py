@@ -22,7 +22,7 @@ def by_take(recorded: dict[int, str], looked: list[int]) -> Any:
 
 def test_the_nearest_earlier_take_replays() -> None:
     looked: list[int] = []
-    identity = {"executor": "openai", "request": {"prompt": "p", "take": 3}}
+    identity: dict[str, Any] = {"executor": "openai", "request": {"prompt": "p", "take": 3}}
     assert last_recorded(by_take(store(0, 1), looked), identity, TAKE) == "answer of take 1"
     assert looked == [2, 1]
     assert identity["request"]["take"] == 3  # the identity asked about is left as it was
