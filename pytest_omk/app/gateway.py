@@ -38,6 +38,7 @@ from pytest_omk.app.server import HttpRequest, HttpResponse, LoopbackServer
 from pytest_omk.errors import BudgetExhausted, ReplayMissError
 from pytest_omk.execute import anthropic, openai
 from pytest_omk.execute.pricing import PriceBook
+from pytest_omk.recordings.repeats import OCCURRENCE, last_recorded
 from pytest_omk.recordings.store import RecordingStore
 
 if TYPE_CHECKING:
@@ -230,11 +231,7 @@ class ModelGateway:
         ``allow_playback_repeats``): one recorded under ``-n 2`` may be replayed in one process."""
         if self.store.get(KIND, identity, label=label) is not None:
             return None  # recorded: the ordinary path replays it
-        for number in range(identity["occurrence"] - 1, -1, -1):
-            found = self.store.get(KIND, {**identity, "occurrence": number}, label=label)
-            if found is not None:
-                return found
-        return None
+        return last_recorded(lambda earlier: self.store.get(KIND, earlier, label=label), identity, OCCURRENCE)
 
     async def _forward(self, request: HttpRequest, url: str) -> dict[str, Any]:
         if self._client is None:

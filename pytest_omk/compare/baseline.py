@@ -10,7 +10,6 @@ samples only (each layer over the samples that have it in both runs), so selecti
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,69 +18,37 @@ from pytest_omk.errors import BudgetExhausted, ConfigError
 from pytest_omk.grade.stats import mean2
 from pytest_omk.js.numbers import round2
 
-REPORT_SCHEMA_VERSION = "pytest-omk.report/v1"
 DELTA_LAYERS = ("composite", "fact", "behavior", "judge", "assertions")
 GATE_LAYERS = ("composite", "fact", "behavior", "judge")
 """The layers the gate watches (the flat assertion score is shown, not gated)."""
 CHANGE_THRESHOLD = 0.01
 """A sample is listed as changed when its outcome changed or its composite moved by more than this."""
 _FAILING = ("failed", "error")
+_STILL_FAILING = ("failed", "xfailed")
 _EPSILON = 1e-9
 
 SampleKey = tuple[str, str, str | None]
 
 
-def read_report(path: Path) -> dict[str, Any]:
-    """An ``--omk-report`` document from ``path``; :class:`ConfigError` naming the file when it is not one."""
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path} is not JSON (line {exc.lineno}: {exc.msg})") from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path} is not UTF-8 text") from None
-    except RecursionError:
-        raise ConfigError(f"{path} is nested too deeply to be a pytest-omk report") from None
-    if nesting(document) > MAX_DEPTH:
-        raise ConfigError(f"{path} is nested deeper than {MAX_DEPTH} levels: not a pytest-omk report")
-    if not isinstance(document, dict) or document.get("schemaVersion") != REPORT_SCHEMA_VERSION:
-        raise ConfigError(
-            f"{path} is not a pytest-omk report (schemaVersion must be {REPORT_SCHEMA_VERSION!r})"
-        )
-    return document
-
-
-MAX_DEPTH = 64
-"""A report nests a dozen levels; anything far deeper is not one (and would exhaust the stack)."""
-
-
-def nesting(value: Any) -> int:
-    """How deeply ``value`` nests lists and objects (iteratively: no recursion to exhaust)."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        current, depth = stack.pop()
-        if isinstance(current, dict | list):
-            deepest = max(deepest, depth)
-            if depth <= MAX_DEPTH:
-                stack.extend(
-                    (child, depth + 1)
-                    for child in (current.values() if isinstance(current, dict) else current)
-                )
-    return deepest
-
-
 def load_baseline(path: Path) -> dict[str, Any]:
     """Read an earlier ``--omk-report`` document; :class:`ConfigError` when it is not one."""
+    # Imported here: the record models are not built when the plugin loads (a run without a
+    # baseline never needs them this early).
+    from pytest_omk.loading.report_file import check_records, read_report
+
     try:
         document = read_report(path)
     except ConfigError as exc:
         raise ConfigError(f"--omk-baseline: {exc}") from None
     samples = document.get("samples")
-    if not isinstance(samples, list) or not all(
-        isinstance(s, dict) and isinstance(s.get("scores"), dict) for s in samples
-    ):
+    if not isinstance(samples, list):
         raise ConfigError(f"--omk-baseline: {path} has no valid 'samples' list")
+    try:
+        # Strictly, as the writer wrote them: a carried record (--omk-changed) becomes this run's
+        # result, and a NaN score or a string line must stop the run here, not at its end.
+        check_records(path, samples)
+    except ConfigError as exc:
+        raise ConfigError(f"--omk-baseline: {exc}") from None
     return document
 
 
@@ -140,6 +107,11 @@ def _sample_change(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, 
     }
 
 
+def _same_result(before: Any, after: Any) -> bool:
+    """A failure again is no change, reported ``failed`` or (a known failure) ``xfailed``."""
+    return before == after or (before in _STILL_FAILING and after in _STILL_FAILING)
+
+
 def compare_with_baseline(
     rows: Sequence[Mapping[str, Any]],
     baseline: Mapping[str, Any],
@@ -161,7 +133,7 @@ def compare_with_baseline(
     changed = [
         c
         for c in changes
-        if c["outcome"] != c["baselineOutcome"]
+        if not _same_result(c["baselineOutcome"], c["outcome"])
         or (
             c["deltas"]["composite"] is not None
             and abs(c["deltas"]["composite"]) > CHANGE_THRESHOLD + _EPSILON

@@ -67,6 +67,9 @@ class Settings:
     min_pass_rate: float = 1.0
     baseline: str | None = None
     fail_on_regression: float | None = None
+    known_failures: str = "off"
+    """``--omk-known-failures``: ``xfail`` reports a sample that failed in the baseline and fails
+    again as an expected failure; ``off``: every failure fails the run."""
     changed: bool = False
     """``--omk-changed``: run only samples whose input digest differs from the baseline's."""
     budget_usd: float | None = None

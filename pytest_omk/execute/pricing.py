@@ -193,6 +193,9 @@ class PriceBook:
         return price_of_call(price, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens)
 
 
+MAX_PRICE = 100_000.0
+"""The dearest price a line may give, USD per million tokens: over a hundred times any list price,
+and small enough that any run's cost is exact in the report's decimal rounding (``1e30`` was not)."""
 PRICE_LINE = "MODEL = INPUT OUTPUT [CACHED_INPUT]"
 """The shape of one ``omk_prices`` line (USD per million tokens)."""
 
@@ -230,5 +233,7 @@ def _price_line(line: str, where: str) -> tuple[str, Price]:
             raise bad(f"{text!r} is not a number") from None
         if not math.isfinite(amount) or amount < 0:
             raise bad(f"{text!r} is not a price")
+        if amount > MAX_PRICE:
+            raise bad(f"{text!r} is above {MAX_PRICE:,.0f} USD per million tokens")
         amounts.append(amount)
     return name, Price(*amounts)

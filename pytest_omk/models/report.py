@@ -229,7 +229,7 @@ class Mutation(_Record):
 class SampleRecord(_WithOptionalKeys):
     """One eval item's record, from setup (before anything ran) to the report."""
 
-    OPTIONAL_KEYS = ("judgeFormatRefused", "judgeSameModel")
+    OPTIONAL_KEYS = ("judgeFormatRefused", "judgeSameModel", "knownFailure")
 
     nodeid: str
     file: str
@@ -267,6 +267,9 @@ class SampleRecord(_WithOptionalKeys):
     """Judge endpoints that refused the structured output asked for, by endpoint (written only then)."""
     judgeSameModel: str | None = None
     """``'<model>' at <server>`` when the judge answered from the model under test (written only then)."""
+    knownFailure: str | None = None
+    """``--omk-known-failures=xfail``: why the sample failed in the baseline (written only then): it
+    is expected to fail again (``xfailed``; ``xpassed`` when it passes now)."""
     order: int = Field(default=0, exclude=True)
     """Where the item was collected (the report lists records in that order); not reported."""
 

@@ -58,6 +58,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
     register_xdist_status(config, session.calls.progress, settings.status_interval)
     _register_reporting(config, session)
+    if settings.known_failures == "xfail" and settings.baseline:
+        from pytest_omk.plugin.known_failures import KnownFailures
+
+        config.pluginmanager.register(KnownFailures(config, settings.baseline), "omk-known-failures")
     # pytest-html is loaded whenever it is installed; only a run writing its page (``--html``)
     # needs the columns and extras, which otherwise cost an HTML rendering per sample.
     if (

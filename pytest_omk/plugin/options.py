@@ -140,6 +140,9 @@ OPTIONS: tuple[Option, ...] = (
            metavar="PATH", listing="paths"),
     Option("omk_prices", f"prices of models, one per line: {PRICE_LINE} in USD per million tokens (any "
            "endpoint; overrides the list prices)", cli=False, listing="paths"),
+    Option("--omk-known-failures", "xfail: a sample that failed in --omk-baseline and fails again is an "
+           "expected failure (XFAIL), one that passes now an XPASS; off: every failure fails", "off",
+           choice("off", "xfail"), "MODE"),
 )  # fmt: skip
 
 
@@ -221,6 +224,10 @@ def settings_from_config(config: pytest.Config) -> Settings:
     if values["fail_on_regression"] is not None and not values["baseline"]:
         raise pytest.UsageError(
             "omk: --omk-fail-on-regression needs --omk-baseline (the report to compare with)"
+        )
+    if values["known_failures"] != "off" and not values["baseline"]:
+        raise pytest.UsageError(
+            "omk: --omk-known-failures=xfail needs --omk-baseline (the report whose failures are known)"
         )
     if values["changed"] and not values["baseline"]:
         raise pytest.UsageError(

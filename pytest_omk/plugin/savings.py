@@ -118,6 +118,7 @@ class CarryPlan:
         if not document:
             return []
         from pytest_omk.compare.changed import carried_records, carry
+        from pytest_omk.plugin.known_failures import known_reason
         from pytest_omk.report.records import new_record
 
         baseline = carried_records(document)
@@ -144,6 +145,9 @@ class CarryPlan:
             wire.update(
                 carried=True, inputDigest=self._digests[item.nodeid], modelCalls={"live": 0, "replayed": 0}
             )
+            if self.settings.known_failures == "xfail" and (known := known_reason(record)) is not None:
+                # Failed in the baseline, nothing changed since: the known failure it was there.
+                wire.update(outcome="xfailed", knownFailure=known)
             self.records.append(wire)
             carried.append(item)
         return carried

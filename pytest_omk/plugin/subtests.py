@@ -19,6 +19,7 @@ from pytest_omk.models.report import SampleRecord
 from pytest_omk.models.results import Reading
 from pytest_omk.models.run import SampleRun
 from pytest_omk.plugin.compat import report_passed_subtests, subtests_of, suspend_xfail_mark
+from pytest_omk.plugin.known_failures import KNOWN, known_failure_key
 from pytest_omk.plugin.safety import masked_key
 from pytest_omk.report.failure_text import failure_line
 from pytest_omk.report.records import (
@@ -37,14 +38,21 @@ if TYPE_CHECKING:
 
 
 def emit_reading(
-    reading: Reading, *, strict: bool, tripwire: bool = False, line: int | None = None, check: str = ""
+    reading: Reading,
+    *,
+    strict: bool,
+    tripwire: bool = False,
+    line: int | None = None,
+    check: str = "",
+    because: str = "tripwire",
 ) -> None:
     """Turn a reading into the subtest's outcome (inside ``subtests.test``); a failure carries the
-    check's ``line`` in its file and its name, for the failure's location."""
+    check's ``line`` in its file and its name, for the failure's location. ``tripwire``: the sample
+    is expected to fail, ``because`` says why (a tripwire, or a known failure of the baseline)."""
     if reading.status == "fail":
         if tripwire:
-            # A tripwire sample is expected to fail: its failed checks are expected failures too.
-            pytest.xfail(f"tripwire: {reading.message}")
+            # A sample expected to fail: its failed checks are expected failures too.
+            pytest.xfail(f"{because}: {reading.message}")
         raise SampleFailed(reading.message, line=line, check=check)
     if reading.status == "missing":
         if strict:
@@ -112,6 +120,7 @@ def report_checks(
     strict: bool,
     tripwire: bool,
     lines: list[int | None] | None = None,
+    because: str = "tripwire",
 ) -> None:
     """One subtest per check, in order: passes in batches, the others through ``subtests.test``."""
     passed: list[str] = []
@@ -123,7 +132,7 @@ def report_checks(
         passed = []
         line = lines[index] if lines else None
         with subtests_of(item).test(msg=message):
-            emit_reading(reading, strict=strict, tripwire=tripwire, line=line, check=message)
+            emit_reading(reading, strict=strict, tripwire=tripwire, line=line, check=message, because=because)
     report_passed_subtests(item, passed)
 
 
@@ -167,10 +176,15 @@ def grade_and_report(item: SampleItem, settings: Settings, js: JsEngine) -> None
     lines = check_lines(item.check_lines(), graded) if any(r.status != "pass" for _, r in checked) else None
     if lines is not None:
         add_lines(item.omk_record, lines)
-    tripwire = bool(sample.tripwire)
+    # A known failure (--omk-known-failures=xfail) is expected to fail as a tripwire is.
+    known = item.stash.get(known_failure_key, None)
+    if known is not None:
+        item.omk_record["knownFailure"] = known
+    tripwire = bool(sample.tripwire) or known is not None
     if tripwire:
         suspend_xfail_mark(item)
-    report_checks(item, checked, strict=settings.strict, tripwire=tripwire, lines=lines)
+    because = "tripwire" if sample.tripwire else KNOWN
+    report_checks(item, checked, strict=settings.strict, tripwire=tripwire, lines=lines, because=because)
     if graded.failure:
         raise SampleFailed(failure_line(graded, SampleRecord.of(item.omk_record), strict=settings.strict))
     if checked and all(reading.status == "missing" for _, reading in checked):

@@ -39,6 +39,7 @@ from pytest_omk.recordings.modes import records as _records_in
 from pytest_omk.recordings.modes import replays as _replays_in
 from pytest_omk.recordings.naming import RecordingPaths
 from pytest_omk.recordings.reader import DocumentReader, Wanted
+from pytest_omk.recordings.repeats import TAKE, recorded_or_last
 from pytest_omk.recordings.scrub import environment_snapshot, secrets_from_env
 from pytest_omk.recordings.tree import RecordingTree
 
@@ -232,11 +233,12 @@ class RecordingStore:
     def recorded(
         self, executor_id: str, request: ExecutionRequest, *, endpoint: str | None = None, app: Any = None
     ) -> ExecutionResult | None:
-        """What :meth:`call` would replay for ``request``, read now; ``None``: a miss, or no replay mode."""
+        """What :meth:`call` would replay for ``request`` (:mod:`.repeats` for a rerun), read now."""
         if not self.replays:
             return None
         identity = call_identity(executor_id, request, endpoint, app)
-        document = self._lookup(request.purpose, identity, request.sample_id)
+        lookup = functools.partial(self._lookup, request.purpose, label=request.sample_id)
+        document = recorded_or_last(lookup, identity, TAKE, earlier=self.replay_only)
         return None if document is None else self._reader.result(document)
 
     def recorded_for(self, kind: str, label: str, source: Path | None) -> bool:

@@ -15,6 +15,8 @@ from pytest_omk._util.visible import visible
 _SPECIAL = re.compile(r"([\\`*_\[\]<>|~])")
 _LINE_BREAKS = re.compile(r"(?:\r?\n|\t)+")
 _BACKTICKS = re.compile(r"`+")
+MENTION_BREAK = "@&#8288;"
+"""``@`` as :func:`cell` writes it: followed by an invisible word joiner, so no mention is made."""
 
 
 def cell(value: object) -> str:
@@ -22,7 +24,9 @@ def cell(value: object) -> str:
     # Line breaks and tabs fold into the one line; every other unsafe character is made visible
     # (a bidi override would otherwise reorder the row as GitHub shows it).
     flat = visible(_LINE_BREAKS.sub(" ", str(value)).strip())
-    return _SPECIAL.sub(r"\\\1", flat.replace("&", "&amp;"))
+    # A word joiner (written as an entity) after every "@": GitHub then links no "@team" mention,
+    # which would notify people from a report's text; the reader still sees "@team".
+    return _SPECIAL.sub(r"\\\1", flat.replace("&", "&amp;")).replace("@", MENTION_BREAK)
 
 
 def fenced(body: str, info: str = "") -> list[str]:

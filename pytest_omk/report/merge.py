@@ -12,14 +12,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from pytest_omk.compare.analysis import analyze
-from pytest_omk.compare.baseline import load_baseline, read_report, regression_message
+from pytest_omk.compare.baseline import load_baseline, regression_message
 from pytest_omk.compare.variants import Variant
 from pytest_omk.config.shard import Shard, parse_shard
 from pytest_omk.errors import ConfigError
-from pytest_omk.models.report import SampleRecord
+from pytest_omk.loading.report_file import read_valid_report
 from pytest_omk.report.json_report import build_document
 from pytest_omk.report.recompute import recomputed_outcome, worse
 from pytest_omk.report.shard_checks import check_same_collection, check_shard, worst_exit
@@ -98,23 +96,11 @@ def _check_same_config(reports: Sequence[tuple[Path, dict[str, Any]]]) -> None:
                 )
 
 
-def _check_record(path: Path, sample: Any) -> None:
-    """A shard's sample must be a record (the merged report is rebuilt from the typed record)."""
-    try:
-        SampleRecord.of(sample)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "the sample"
-        nodeid = sample.get("nodeid") if isinstance(sample, dict) else None
-        raise ConfigError(
-            f"{path}: sample {nodeid or '?'} is not a pytest-omk record ({where}: {first['msg']})"
-        ) from None
-
-
 def merge_reports(paths: Sequence[Path], *, baseline: Path | None = None, cwd: Path | None = None) -> Merged:
     """Merge the shards' reports at ``paths``; the baseline is read from ``baseline`` or, as the run
     did, from the path in their configuration (relative to ``cwd``)."""
-    read = [(path, read_report(path)) for path in paths]
+    # Each shard validated whole (models and schema) before any of it is trusted.
+    read = [(path, read_valid_report(path)) for path in paths]
     for path, document in read:
         check_shard(path, document)
     reports = order_shards(read)
@@ -123,7 +109,6 @@ def merge_reports(paths: Sequence[Path], *, baseline: Path | None = None, cwd: P
     seen: dict[str, Path] = {}
     for path, document in reports:
         for sample in document["samples"]:
-            _check_record(path, sample)
             if sample["nodeid"] in seen:
                 raise ConfigError(f"{sample['nodeid']} is in both {seen[sample['nodeid']]} and {path}")
             seen[sample["nodeid"]] = path

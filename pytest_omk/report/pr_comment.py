@@ -3,7 +3,8 @@
 Newly failing samples, newly passing ones, the samples whose scores moved, then how many did not
 change. Every list is in node-id order and the section holds no time or duration, so the same two
 runs give the same text byte for byte: a bot can find its comment by the marker line and replace it
-instead of adding another. It is rendered from the report's ``baseline`` section only.
+instead of adding another. It is rendered from the report's ``baseline`` section (and, with
+``--omk-known-failures=xfail``, the samples' ``knownFailure``).
 
 GitHub refuses a comment body over 65,536 characters, and the whole comment is lost, exactly when
 many samples broke: the section is kept to :data:`PR_COMMENT_CHARS` by dropping rows from the end
@@ -24,6 +25,8 @@ MARKER = "<!-- pytest-omk:pr-comment -->"
 _FAILING = ("failed", "error")
 PR_COMMENT_CHARS = 65_536
 """GitHub's limit for a comment body, in characters; the section from :data:`MARKER` on fits it."""
+_STILL = (*_FAILING, "xfailed")
+"""Not a newly passing sample: a known failure that fails again is ``xfailed``."""
 
 
 def pr_comment_section(document: Doc, *, limit: int = PR_COMMENT_CHARS) -> list[str]:
@@ -35,9 +38,7 @@ def pr_comment_section(document: Doc, *, limit: int = PR_COMMENT_CHARS) -> list[
     failing = [
         c for c in changed if c.get("outcome") in _FAILING and c.get("baselineOutcome") not in _FAILING
     ]
-    passing = [
-        c for c in changed if c.get("outcome") not in _FAILING and c.get("baselineOutcome") in _FAILING
-    ]
+    passing = [c for c in changed if c.get("outcome") not in _STILL and c.get("baselineOutcome") in _FAILING]
     moved = [c for c in changed if c not in failing and c not in passing]
     unchanged = int(baseline.get("matched", 0)) - len(changed)
     head = [
@@ -62,12 +63,14 @@ def pr_comment_section(document: Doc, *, limit: int = PR_COMMENT_CHARS) -> list[
         ("Score changes", _SCORE_HEAD, [_score_row(c) for c in moved]),
     )
 
+    known = _known(document)
+
     def section(kept: int) -> list[str]:
         lines = list(head)
         for title, table_head, rows in tables:
             lines += _table(title, table_head, rows, max(kept, 0))
             kept -= len(rows)
-        return [*lines, "", f"{unchanged} unchanged."]
+        return [*lines, "", f"{unchanged} unchanged.", *known]
 
     return _fitted(section, sum(len(rows) for _, _, rows in tables), limit)
 
@@ -89,6 +92,20 @@ def _fitted(section: Callable[[int], list[str]], total: int, limit: int) -> list
 def _size(lines: list[str]) -> int:
     """Characters from the marker line on (the first line is the blank before it)."""
     return len("\n".join(lines[1:]))
+
+
+def _known(document: Doc) -> list[str]:
+    """``--omk-known-failures=xfail``: how the baseline's failures fared (they fail nothing)."""
+    known = [s for s in document.get("samples") or [] if s.get("knownFailure")]
+    if not known:
+        return []
+    again = sum(1 for s in known if s.get("outcome") == "xfailed")
+    now = sum(1 for s in known if s.get("outcome") == "xpassed")
+    return [
+        "",
+        f"Known failures (failed in the baseline too, reported as xfail): {again} failed again, "
+        f"{now} pass now (xpass), {len(known) - again - now} other.",
+    ]
 
 
 def _order(change: Mapping[str, Any]) -> tuple[str, str]:

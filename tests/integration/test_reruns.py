@@ -54,3 +54,22 @@ def test_an_executor_error_is_retried_by_a_rerun_with_a_new_call(
     result = omk_run(*ARGS, "--omk-record-mode", "off")
     assert outcomes(result) == {"passed": 1, "rerun": 1}
     assert len(llm.requests) == 2
+
+
+def test_a_replayed_rerun_with_no_take_of_its_own_replays_the_last_take(
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
+) -> None:
+    """Recorded without reruns, replayed in CI with ``--reruns``: each rerun replays take 0, so the
+    failed check stays FAILED with its reason (it was an ERROR: ``ReplayMissError ... take 1``)."""
+    write_sample_set(pytester, sample("s", "Say yes", assertions=[{"type": "contains", "value": "yes"}]))
+    llm.add_rule("Say yes", "no")
+    recorded = omk_run("--omk-executor", "openai", "--omk-recordings", "rec", "-p", "no:randomly",
+                       "--omk-record-mode", "new_episodes")  # fmt: skip
+    assert recorded.ret == pytest.ExitCode.TESTS_FAILED
+    replay = omk_run(*ARGS, "--omk-record-mode", "none", "--omk-report", "r.json")
+    assert outcomes(replay) == outcomes(recorded) | {"rerun": 2}, replay.stdout.str()
+    assert len(llm.requests) == 1  # every attempt replayed
+    out = replay.stdout.str()
+    assert "expected the output to contain 'yes'" in out and "ReplayMissError" not in out
+    (row,) = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))["samples"]
+    assert row["outcome"] == "failed" and row["error"] is None and row["execution"]["replayed"]

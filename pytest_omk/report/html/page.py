@@ -38,7 +38,10 @@ def render_html(document: Doc) -> str:
     """The whole page for one report document (schema ``pytest-omk.report/v1``)."""
     style, script = _asset("report.css"), _asset("report.js")
     policy = (
-        f"default-src 'none'; style-src {_csp_hash(style)}; script-src {_csp_hash(script)}; img-src data:"
+        f"default-src 'none'; style-src {_csp_hash(style)}; script-src {_csp_hash(script)}; img-src data:; "
+        # default-src does not cover these two: without them a form or a <base> a report smuggled
+        # in could still send what the reader types, or re-point the page's links, elsewhere.
+        "form-action 'none'; base-uri 'none'"
     )
     samples: list[Doc] = list(document.get("samples") or [])
     charts = all_charts(document)

@@ -55,7 +55,7 @@ def test_load_baseline(tmp_path: Path) -> None:
         (
             "nosamples.json",
             json.dumps({"schemaVersion": "pytest-omk.report/v1", "samples": [1]}),
-            "no valid 'samples'",
+            r"nosamples\.json: samples\[0\] must be an object",
         ),
     ]:
         path = tmp_path / name
