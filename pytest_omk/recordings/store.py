@@ -265,8 +265,6 @@ class RecordingStore:
         )
         return redactor.text("\n".join(lines))
 
-    # -- internals ----------------------------------------------------------------------------
-
     def _once_and_recorded(self, source: Path | None) -> bool:
         """``once``: whether the sample file had recordings before this run (then a miss is an error)."""
         if self.mode != "once" or source is None or self._index is None:
