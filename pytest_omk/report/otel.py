@@ -1,0 +1,300 @@
+"""One sample's OpenTelemetry spans and evaluation events, built from its record (no SDK here).
+
+``--omk-otel`` (docs/telemetry.md) exports one span per sample, with the model under test's call
+and the judge's calls as ``gen_ai`` client spans below it and one ``gen_ai.evaluation.result``
+event per assertion, rubric dimension and layer score on it. Everything is read from the sample's
+finished record (:class:`~pytest_omk.models.report.SampleRecord`), so the call path needs no
+hooks: this module turns the record into plain :class:`SpanSpec` values, and the pytest layer
+(``plugin/otel.py``) hands them to the OpenTelemetry SDK.
+
+Attribute names follow the OpenTelemetry GenAI semantic conventions where they name the thing
+(``gen_ai.operation.name``, ``gen_ai.request.model``, ``gen_ai.usage.input_tokens``,
+``gen_ai.evaluation.*``, ``error.type``) and the test conventions for a test case's result
+(``test.case.name``, ``test.case.result.status``); what they do not name is under ``omk.``.
+Prompts, outputs, judge reasons and failure messages (which quote the output) are content, sent
+only with ``--omk-otel-content``; every string sent passes through the run's secret scrubber.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pytest_omk.models.report import AssertionEntry, ExecutionRecord, RubricEntry, SampleRecord
+from pytest_omk.models.usage import RoleUsage
+
+Attribute = str | bool | int | float | Sequence[str]
+"""An attribute value OpenTelemetry accepts (a string array for the finish reasons)."""
+
+EVALUATION_EVENT = "gen_ai.evaluation.result"
+PROVIDERS = {"openai": "openai", "anthropic": "anthropic"}
+"""``gen_ai.provider.name`` of the built-in HTTP executors (others are not a known provider)."""
+ERROR_CAUSES = frozenset({"judge-error", "check-error"})
+"""Causes whose reading is labelled ``error`` (the check or the judge failed), not ``missing``."""
+TEST_STATUS = {"passed": "pass", "xpassed": "pass", "failed": "fail", "error": "fail"}
+"""``test.case.result.status`` by outcome (a skipped or xfailed sample has none)."""
+
+
+@dataclass(frozen=True)
+class EventSpec:
+    """One span event: its name and attributes."""
+
+    name: str
+    attributes: dict[str, Attribute]
+
+
+@dataclass(frozen=True)
+class SpanSpec:
+    """One span to export: times in nanoseconds since the epoch, children below it."""
+
+    name: str
+    start_ns: int
+    end_ns: int
+    attributes: dict[str, Attribute]
+    client: bool = False
+    """``SpanKind.CLIENT`` (a model call) rather than ``INTERNAL``."""
+    error: bool = False
+    """The span's status is ``ERROR`` (a failed or errored sample, a failed call)."""
+    events: tuple[EventSpec, ...] = ()
+    children: tuple[SpanSpec, ...] = ()
+
+
+@dataclass(frozen=True)
+class TelemetryOptions:
+    """What the spans may say: content or not, the judge's model, how strings are scrubbed."""
+
+    content: bool = False
+    judge_model: str | None = None
+    scrub: Callable[[str], str] = field(default=lambda text: text)
+
+
+def sample_span(
+    wire: dict[str, Any], outcome: str, start_ns: int, end_ns: int, options: TelemetryOptions
+) -> SpanSpec:
+    """The span of one sample (its record's wire form), with its call spans and evaluation events."""
+    record = SampleRecord.of(wire)
+    end_ns = max(end_ns, start_ns)
+    model_end = _model_call_end(record.execution, start_ns, end_ns)
+    children = [
+        span
+        for span in (
+            _model_call(record, start_ns, model_end, options),
+            _judge_calls(record.usage.judge, model_end, end_ns, options),
+        )
+        if span is not None
+    ]
+    return SpanSpec(
+        name=f"omk.sample {record.sample_id}",
+        start_ns=start_ns,
+        end_ns=end_ns,
+        attributes=_scrubbed(sample_attributes(record, outcome, options), options),
+        error=outcome in ("failed", "error"),
+        events=tuple(_scrubbed_event(event, options) for event in evaluation_events(record, options)),
+        children=tuple(children),
+    )
+
+
+def sample_attributes(record: SampleRecord, outcome: str, options: TelemetryOptions) -> dict[str, Attribute]:
+    """The sample span's attributes: which sample, its outcome, its scores."""
+    attributes: dict[str, Attribute] = {
+        "test.case.name": record.nodeid,
+        "omk.nodeid": record.nodeid,
+        "omk.file": record.file,
+        "omk.sample_id": record.sample_id,
+        "omk.outcome": outcome,
+    }
+    if (status := TEST_STATUS.get(outcome)) is not None:
+        attributes["test.case.result.status"] = status
+    optional = {
+        "omk.variant": record.variant,
+        "omk.executor": record.executor,
+        "omk.model": record.model,
+        "omk.skip_reason": record.skipReason,
+    }
+    attributes.update({name: value for name, value in optional.items() if value})
+    scores = record.scores.model_dump().items()
+    attributes.update({f"omk.score.{layer}": value for layer, value in scores if value is not None})
+    if record.carried:
+        attributes["omk.carried"] = True
+    if outcome == "error":
+        attributes["error.type"] = "omk.sample_error"
+        if options.content and record.error:
+            attributes["omk.error"] = record.error  # an executor's message may quote the answer
+    return attributes
+
+
+def evaluation_events(record: SampleRecord, options: TelemetryOptions) -> list[EventSpec]:
+    """One ``gen_ai.evaluation.result`` per assertion, rubric dimension and present layer score."""
+    events = [_assertion_event(entry, options) for entry in record.assertions]
+    events += [_rubric_event(name, entry, options) for name, entry in record.rubric.items()]
+    events += [
+        EventSpec(
+            EVALUATION_EVENT,
+            {"gen_ai.evaluation.name": f"layer: {layer}", "gen_ai.evaluation.score.value": value},
+        )
+        for layer, value in record.scores.model_dump().items()
+        if value is not None
+    ]
+    return events
+
+
+def label(status: str, cause: str | None) -> str:
+    """``gen_ai.evaluation.score.label``: ``pass``, ``fail``, ``missing`` or ``error``."""
+    if status == "missing" and cause in ERROR_CAUSES:
+        return "error"
+    return status
+
+
+def _assertion_event(entry: AssertionEntry, options: TelemetryOptions) -> EventSpec:
+    attributes: dict[str, Attribute] = {
+        "gen_ai.evaluation.name": f"assertion {entry.index}: {entry.type}",
+        "gen_ai.evaluation.score.label": label(entry.status, entry.cause),
+        "omk.assertion.index": entry.index,
+        "omk.assertion.type": entry.type,
+        "omk.assertion.weight": entry.weight,
+    }
+    if entry.status != "missing":
+        attributes["gen_ai.evaluation.score.value"] = 1.0 if entry.status == "pass" else 0.0
+    if entry.layer is not None:
+        attributes["omk.assertion.layer"] = entry.layer
+    return EventSpec(EVALUATION_EVENT, _with_reason(attributes, entry.message, entry.cause, options))
+
+
+def _rubric_event(name: str, entry: RubricEntry, options: TelemetryOptions) -> EventSpec:
+    attributes: dict[str, Attribute] = {
+        "gen_ai.evaluation.name": f"rubric: {name}",
+        "gen_ai.evaluation.score.label": label(entry.status, entry.cause),
+        "omk.rubric.weight": entry.weight,
+    }
+    if entry.score is not None:
+        attributes["gen_ai.evaluation.score.value"] = entry.score
+    return EventSpec(EVALUATION_EVENT, _with_reason(attributes, entry.reason, entry.cause, options))
+
+
+def _with_reason(
+    attributes: dict[str, Attribute], reason: str, cause: str | None, options: TelemetryOptions
+) -> dict[str, Attribute]:
+    # The cause is a code (``judge-error``); the message quotes the answer, so it is content.
+    if cause is not None:
+        attributes["error.type"] = cause
+    if options.content and reason:
+        attributes["gen_ai.evaluation.explanation"] = reason
+    return attributes
+
+
+def _model_call_end(execution: ExecutionRecord | None, start_ns: int, end_ns: int) -> int:
+    """Where the model call's span ends: its latency after the sample's start, within the sample
+    (a replayed call's recorded latency may be longer than the replay took)."""
+    if execution is None or execution.latencyMs is None:
+        return start_ns
+    return min(start_ns + int(execution.latencyMs * 1_000_000), end_ns)
+
+
+def _model_call(
+    record: SampleRecord, start_ns: int, end_ns: int, options: TelemetryOptions
+) -> SpanSpec | None:
+    """The model under test's call: what the executor reported (the first run's, when repeated)."""
+    usage, execution = record.usage.model, record.execution
+    if execution is None and not usage.calls:
+        return None
+    attributes = _call_attributes("model", record.model, usage)
+    if (provider := PROVIDERS.get(record.executor or "")) is not None:
+        attributes["gen_ai.provider.name"] = provider
+    if execution is not None:
+        tokens = {
+            "gen_ai.usage.input_tokens": execution.inputTokens,
+            "gen_ai.usage.output_tokens": execution.outputTokens,
+        }
+        attributes.update({name: value for name, value in tokens.items() if value is not None})
+        if execution.costUSD is not None:
+            attributes["omk.cost_usd"] = execution.costUSD
+        if execution.latencyMs is not None:
+            attributes["omk.latency_ms"] = execution.latencyMs
+        if execution.stopReason is not None:
+            attributes["gen_ai.response.finish_reasons"] = [execution.stopReason]
+        attributes["omk.replayed"] = execution.replayed
+        attributes["omk.retries"] = execution.retries
+        if options.content:
+            attributes.update(_content(record.prompt, execution))
+    failed = usage.failed > 0 and execution is None
+    if failed:
+        attributes["error.type"] = "omk.call_failed"
+    span = SpanSpec(_call_name(record.model), start_ns, end_ns, attributes, client=True, error=failed)
+    return _scrubbed_span(span, options)
+
+
+def _judge_calls(usage: RoleUsage, start_ns: int, end_ns: int, options: TelemetryOptions) -> SpanSpec | None:
+    """The judge's calls for the sample, as one span (the record keeps their sums, not each call)."""
+    if not usage.calls:
+        return None
+    attributes = _call_attributes("judge", options.judge_model, usage)
+    tokens = {
+        "gen_ai.usage.input_tokens": usage.inputTokens,
+        "gen_ai.usage.output_tokens": usage.outputTokens,
+    }
+    attributes.update({name: value for name, value in tokens.items() if value is not None})
+    if usage.costUSD is not None:
+        attributes["omk.cost_usd"] = usage.costUSD
+    attributes["omk.replayed"] = usage.replayed == usage.calls
+    if usage.failed:
+        attributes["error.type"] = "omk.call_failed"
+    span = SpanSpec(
+        _call_name(options.judge_model), start_ns, end_ns, attributes, client=True, error=bool(usage.failed)
+    )
+    return _scrubbed_span(span, options)
+
+
+def _call_attributes(role: str, model: str | None, usage: RoleUsage) -> dict[str, Attribute]:
+    attributes: dict[str, Attribute] = {
+        "gen_ai.operation.name": "chat",
+        "omk.role": role,
+        "omk.calls": usage.calls,
+        "omk.calls.live": usage.live,
+        "omk.calls.replayed": usage.replayed,
+        "omk.calls.failed": usage.failed,
+    }
+    if model:
+        attributes["gen_ai.request.model"] = model
+    return attributes
+
+
+def _call_name(model: str | None) -> str:
+    """``{gen_ai.operation.name} {gen_ai.request.model}``, as the conventions name a call's span."""
+    return f"chat {model}" if model else "chat"
+
+
+def _content(prompt: str | None, execution: ExecutionRecord) -> dict[str, Attribute]:
+    """The prompt and the answer, in the conventions' message shape (``--omk-otel-content``)."""
+    output: dict[str, Any] = {"role": "assistant", "parts": [{"type": "text", "content": execution.output}]}
+    if execution.stopReason is not None:
+        output["finish_reason"] = execution.stopReason
+    content: dict[str, Attribute] = {"gen_ai.output.messages": json.dumps([output], ensure_ascii=False)}
+    if prompt is not None:
+        message = {"role": "user", "parts": [{"type": "text", "content": prompt}]}
+        content["gen_ai.input.messages"] = json.dumps([message], ensure_ascii=False)
+    return content
+
+
+def _scrubbed(attributes: dict[str, Attribute], options: TelemetryOptions) -> dict[str, Attribute]:
+    """Every string (and string in an array) through the scrubber: secrets never leave the machine."""
+    scrub = options.scrub
+    return {
+        name: scrub(value)
+        if isinstance(value, str)
+        else [scrub(item) for item in value]
+        if isinstance(value, list | tuple)
+        else value
+        for name, value in attributes.items()
+    }
+
+
+def _scrubbed_event(event: EventSpec, options: TelemetryOptions) -> EventSpec:
+    return EventSpec(event.name, _scrubbed(event.attributes, options))
+
+
+def _scrubbed_span(span: SpanSpec, options: TelemetryOptions) -> SpanSpec:
+    return SpanSpec(
+        span.name, span.start_ns, span.end_ns, _scrubbed(span.attributes, options), span.client, span.error
+    )
