@@ -13,6 +13,7 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 import pytest
 
@@ -45,10 +46,7 @@ def register(config: pytest.Config, settings: Settings, scrubber: Callable[[], S
     from pytest_omk.recordings.scrub import Scrubber, environment_snapshot
     from pytest_omk.report.otel import TelemetryOptions
 
-    # The exporter's headers (an API key of the backend) are secrets too, whatever their names.
-    headers = environment_snapshot().get("OTEL_EXPORTER_OTLP_HEADERS", "")
-    values = [part.partition("=")[2].strip() for part in headers.split(",")]
-    headers_scrubber = Scrubber(values, key_shaped=True)
+    headers_scrubber = Scrubber(header_secrets(environment_snapshot()), key_shaped=True)
 
     def scrub(text: str) -> str:
         # The run's scrubber is asked each time: it is final only once the calls exist.
@@ -64,6 +62,18 @@ def register(config: pytest.Config, settings: Settings, scrubber: Callable[[], S
         parent: Parent | None = (int(ids[0], 16), int(ids[1], 16)) if ids else None
         exporter = Exporter(str(workerinput.get("workerid", "worker")), parent)
     config.pluginmanager.register(OtelPlugin(config, exporter, options), "omk-otel")
+
+
+def header_secrets(environ: dict[str, str]) -> list[str]:
+    """The values of the exporter's headers (a backend's API key), whatever their names: each
+    whole, URL-decoded (as the variables are written), and each word of it (``Bearer <token>``)."""
+    found: list[str] = []
+    for name in ("OTEL_EXPORTER_OTLP_HEADERS", "OTEL_EXPORTER_OTLP_TRACES_HEADERS"):
+        for part in environ.get(name, "").split(","):
+            value = part.partition("=")[2].strip()
+            for text in {value, unquote(value)} - {""}:
+                found += [text, *text.split()]
+    return found
 
 
 class OtelPlugin:
@@ -89,10 +99,8 @@ class OtelPlugin:
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         """A sample's spans once its teardown report carries its record (before the collector
-        takes the record off the report)."""
-        if isinstance(report, pytest.SubtestReport) or getattr(report, "node", None) is not None:
-            return  # a check's report, or a worker's report on the controller (the worker exports it)
-        if "omk" not in report.keywords:
+        takes the record off the report); every sample's outcome counted for the run span."""
+        if isinstance(report, pytest.SubtestReport) or "omk" not in report.keywords:
             return
         nodeid = report.nodeid
         if report.when == "setup":
@@ -101,16 +109,18 @@ class OtelPlugin:
         outcome = outcome_of(report)
         if outcome is not None and self._outcomes.get(nodeid) != "error":
             self._outcomes[nodeid] = outcome
-        record = getattr(report, "omk_record", None)
-        if report.when != "teardown" or record is None:
+        if report.when != "teardown":
             return
-        from pytest_omk.report.otel import sample_span
-
         outcome = self._outcomes.pop(nodeid, "unknown")
         start = self._starts.pop(nodeid, report.start)
+        self.counts[outcome] += 1
+        record = getattr(report, "omk_record", None)
+        if record is None or getattr(report, "node", None) is not None:
+            return  # a worker's report on the controller: the worker exported the sample
+        from pytest_omk.report.otel import sample_span
+
         spec = sample_span(record, outcome, int(start * 1e9), int(report.stop * 1e9), self.options)
         self.exporter.emit(spec)
-        self.counts[outcome] += 1
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:
@@ -147,13 +157,17 @@ class OtelPlugin:
         """One warning line for every failed export of the run (controller only)."""
         if not self.failures or hasattr(self.config, "workerinput"):
             return
+        from pytest_omk._util.visible import visible
         from pytest_omk.plugin.otel_export import endpoint
         from pytest_omk.recordings.scrub import environment_snapshot
 
         where = self.options.scrub(endpoint(environment_snapshot()))
         processes = "" if len(self.failures) == 1 else f" ({len(self.failures)} processes)"
+        # What the exporter logged may quote the collector's answer: made visible, as every sink's text.
         terminalreporter.write_line(
-            f"omk: warning: OpenTelemetry export to {where} failed: {self.failures[0]}{processes}; "
-            "the run's results are unaffected",
+            visible(
+                f"omk: warning: OpenTelemetry export to {where} failed: {self.failures[0]}{processes}; "
+                "the run's results are unaffected"
+            ),
             yellow=True,
         )

@@ -164,6 +164,7 @@ def test_xdist_workers_export_into_the_run_trace(
     assert len({span.trace_id for span in spans}) == 1
     (run,) = [span for span in spans if span.name == "omk.run"]
     assert run.resource["omk.worker"] == "controller"
+    assert run.attributes["omk.samples.passed"] == 2 and run.attributes["omk.samples.failed"] == 1
     samples = [span for span in spans if span.name.startswith("omk.sample ")]
     assert len(samples) == 3, "each sample once: the controller does not export the workers' again"
     assert all(span.parent_span_id == run.span_id for span in samples)
