@@ -34,6 +34,10 @@ EXTRA = "pip install 'pytest-omk[otel]'"
 
 def register(config: pytest.Config, settings: Settings, scrubber: Callable[[], Scrubber]) -> None:
     """Register the plugin object when ``--omk-otel`` is on; without the SDK, a usage error."""
+    if settings.otel_content and not settings.otel:
+        raise pytest.UsageError(
+            "omk: --omk-otel-content needs --omk-otel (the trace it would add content to)"
+        )
     if not settings.otel:
         return
     try:

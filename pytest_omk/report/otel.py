@@ -1,18 +1,13 @@
 """One sample's OpenTelemetry spans and evaluation events, built from its record (no SDK here).
 
-``--omk-otel`` (docs/telemetry.md) exports one span per sample, with the model under test's call
-and the judge's calls as ``gen_ai`` client spans below it and one ``gen_ai.evaluation.result``
-event per assertion, rubric dimension and layer score on it. Everything is read from the sample's
-finished record (:class:`~pytest_omk.models.report.SampleRecord`), so the call path needs no
-hooks: this module turns the record into plain :class:`SpanSpec` values, and the pytest layer
-(``plugin/otel.py``) hands them to the OpenTelemetry SDK.
-
-Attribute names follow the OpenTelemetry GenAI semantic conventions where they name the thing
-(``gen_ai.operation.name``, ``gen_ai.request.model``, ``gen_ai.usage.input_tokens``,
-``gen_ai.evaluation.*``, ``error.type``) and the test conventions for a test case's result
-(``test.case.name``, ``test.case.result.status``); what they do not name is under ``omk.``.
-Prompts, outputs, judge reasons and failure messages (which quote the output) are content, sent
-only with ``--omk-otel-content``; every string sent passes through the run's secret scrubber.
+``--omk-otel`` (docs/telemetry.md) exports a span per sample, the model's and the judge's calls as
+``gen_ai`` client spans below it, and a ``gen_ai.evaluation.result`` event per assertion, rubric
+dimension and layer score on it. All of it is read from the sample's finished record, so the call
+path needs no hooks: this module makes plain :class:`SpanSpec` values, ``plugin/otel.py`` hands
+them to the SDK. Names follow the GenAI semantic conventions where they name the thing
+(``gen_ai.*``, ``error.type``) and the test conventions for a result (``test.case.*``); the rest
+is under ``omk.``. Prompts, outputs, judge reasons and failure messages (which quote the output)
+are content, sent only with ``--omk-otel-content``; every string sent is scrubbed of secrets.
 """
 
 from __future__ import annotations

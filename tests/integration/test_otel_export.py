@@ -157,9 +157,8 @@ def test_xdist_workers_export_into_the_run_trace(
     otel_env: OtlpReceiver,
 ) -> None:  # fmt: skip
     args = project(pytester, fake_command, fake_judge)
-    omk_run(*args, "--omk-otel", "-n", "2").assert_outcomes(
-        passed=2, failed=2
-    )  # the failed sample and its check
+    pytester.makeini("[pytest]\nomk_otel = true\n")  # the ini key, this time
+    omk_run(*args, "-n", "2").assert_outcomes(passed=2, failed=2)  # the failed sample and its check
     spans = otel_env.spans
     assert len({span.trace_id for span in spans}) == 1
     (run,) = [span for span in spans if span.name == "omk.run"]
@@ -208,3 +207,12 @@ def test_without_the_extra_it_is_a_usage_error_naming_it(
         ["*--omk-otel needs the OpenTelemetry SDK*pip install 'pytest-omk[[]otel[]]'*"]
     )
     assert not fake_command.called()
+
+
+def test_content_without_the_trace_is_a_usage_error(
+    pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand, fake_judge: FakeCommand
+) -> None:
+    args = project(pytester, fake_command, fake_judge)
+    result = omk_run(*args, "--omk-otel-content")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: omk: --omk-otel-content needs --omk-otel*"])
