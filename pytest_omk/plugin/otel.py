@@ -58,13 +58,19 @@ def register(config: pytest.Config, settings: Settings, scrubber: Callable[[], S
 
     options = TelemetryOptions(content=settings.otel_content, judge_model=settings.judge_model, scrub=scrub)
     workerinput = getattr(config, "workerinput", None)
-    if workerinput is None:
-        exporter = Exporter("controller", None)
-        exporter.start_run(time.time_ns())
-    else:
-        ids = workerinput.get(PARENT_KEY)
-        parent: Parent | None = (int(ids[0], 16), int(ids[1], 16)) if ids else None
-        exporter = Exporter(str(workerinput.get("workerid", "worker")), parent)
+    try:
+        if workerinput is None:
+            exporter = Exporter("controller", None)
+            exporter.start_run(time.time_ns())
+        else:
+            ids = workerinput.get(PARENT_KEY)
+            parent: Parent | None = (int(ids[0], 16), int(ids[1], 16)) if ids else None
+            exporter = Exporter(str(workerinput.get("workerid", "worker")), parent)
+    except Exception as exc:  # the SDK refused its configuration (the OTEL_* variables)
+        raise pytest.UsageError(
+            f"omk: --omk-otel: the OpenTelemetry exporter cannot be set up from the OTEL_* variables: "
+            f"{scrub(str(exc))}"
+        ) from None
     config.pluginmanager.register(OtelPlugin(config, exporter, options), "omk-otel")
 
 
@@ -123,8 +129,11 @@ class OtelPlugin:
             return  # a worker's report on the controller: the worker exported the sample
         from pytest_omk.report.otel import sample_span
 
-        spec = sample_span(record, outcome, int(start * 1e9), int(report.stop * 1e9), self.options)
-        self.exporter.emit(spec)
+        try:
+            spec = sample_span(record, outcome, int(start * 1e9), int(report.stop * 1e9), self.options)
+            self.exporter.emit(spec)
+        except Exception as exc:  # fail open: telemetry never fails a test, nor the run
+            self.exporter.note_failure(f"{nodeid}'s spans were not built ({type(exc).__name__}: {exc})")
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:
@@ -157,6 +166,7 @@ class OtelPlugin:
         else:
             self.failures.append(failure)
 
+    @pytest.hookimpl(trylast=True)  # after the omk scores section
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """One warning line for every failed export of the run (controller only)."""
         if not self.failures or hasattr(self.config, "workerinput"):

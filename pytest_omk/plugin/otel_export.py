@@ -139,6 +139,7 @@ class Exporter:
         self.parent = parent
         self.root: trace.Span | None = None
         self.spans = 0
+        self.problem: str | None = None
 
     def start_run(self, start_ns: int) -> Parent:
         """Start the run's span (the controller's); its ids are what the workers hang under."""
@@ -179,6 +180,12 @@ class Exporter:
         span.end(end_time=spec.end_ns)
         self.spans += 1
 
+    def note_failure(self, reason: str) -> None:
+        """A failure outside the export (a sample's spans not built): reported as an export's,
+        without stopping the others."""
+        if self.problem is None:
+            self.problem = reason
+
     def finish(self) -> str | None:
         """Flush and shut down within :data:`FLUSH_DEADLINE_S`; the failure to report, if any."""
         done = threading.Event()
@@ -196,6 +203,6 @@ class Exporter:
         for lg, (propagate, level) in zip(self._loggers, self._saved, strict=True):
             lg.removeHandler(self.log)
             lg.propagate, lg.level = propagate, level
-        if self.exporter.failure is not None:
-            return self.exporter.failure
+        if self.exporter.failure is not None or self.problem is not None:
+            return self.exporter.failure or self.problem
         return None if finished else f"the export did not finish within {FLUSH_DEADLINE_S:g} s"

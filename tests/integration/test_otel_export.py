@@ -4,8 +4,10 @@ asked, and failing open when the collector cannot be reached."""
 
 from __future__ import annotations
 
+import importlib
 import sys
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -200,7 +202,9 @@ def test_without_the_extra_it_is_a_usage_error_naming_it(
     args = project(pytester, fake_command, fake_judge)
     for name in [n for n in sys.modules if n.startswith("pytest_omk.plugin.otel_export")]:
         monkeypatch.delitem(sys.modules, name)
-    monkeypatch.setitem(sys.modules, "opentelemetry.sdk", None)  # as if not installed
+    # As if not installed: the SDK and every part of it an earlier test imported.
+    for name in ["opentelemetry.sdk", *[n for n in sys.modules if n.startswith("opentelemetry.sdk.")]]:
+        monkeypatch.setitem(sys.modules, name, None)
     result = omk_run(*args, "--omk-otel")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
@@ -216,3 +220,44 @@ def test_content_without_the_trace_is_a_usage_error(
     result = omk_run(*args, "--omk-otel-content")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: omk: --omk-otel-content needs --omk-otel*"])
+
+
+def test_a_sample_whose_spans_cannot_be_built_is_one_warning(
+    pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand, fake_judge: FakeCommand,
+    otel_env: OtlpReceiver, monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    # Imported through sys.modules: pytester drops what an earlier in-process run imported.
+    otel = importlib.import_module("pytest_omk.report.otel")
+    real = otel.sample_span
+
+    def broken_for_bad(wire: dict[str, Any], *args: Any) -> Any:
+        if wire["sample_id"] == "bad":
+            raise ValueError("a record this version cannot read")
+        return real(wire, *args)
+
+    monkeypatch.setattr(otel, "sample_span", broken_for_bad)
+    args = project(pytester, fake_command, fake_judge)
+    result = omk_run(*args, "--omk-otel")
+    result.assert_outcomes(passed=2, failed=2)  # the failed sample and its check
+    lines = [line for line in result.outlines if "OpenTelemetry" in line]
+    assert len(lines) == 1 and "eval-samples.json::bad's spans were not built" in lines[0], lines
+    names = sorted(span.name for span in otel_env.spans if span.name.startswith("omk.sample "))
+    assert names == ["omk.sample good", "omk.sample judged"], "the others were still exported"
+
+
+def test_an_exporter_the_sdk_cannot_set_up_is_a_usage_error(
+    pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand, fake_judge: FakeCommand,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    otel_export = importlib.import_module("pytest_omk.plugin.otel_export")
+
+    def refuse(*args: Any) -> None:
+        raise ValueError("OTEL_EXPORTER_OTLP_CERTIFICATE: no such file")
+
+    monkeypatch.setattr(otel_export.Exporter, "__init__", refuse)
+    args = project(pytester, fake_command, fake_judge)
+    result = omk_run(*args, "--omk-otel")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["ERROR: omk: --omk-otel: the OpenTelemetry exporter cannot be set up*no such file"]
+    )
