@@ -154,6 +154,7 @@ def test_content_only_with_omk_otel_content(
     assert "[REDACTED]" in call.attributes["gen_ai.output.messages"]
 
 
+@pytest.mark.multiprocess
 def test_xdist_workers_export_into_the_run_trace(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand, fake_judge: FakeCommand,
     otel_env: OtlpReceiver,
@@ -174,9 +175,10 @@ def test_xdist_workers_export_into_the_run_trace(
     assert sorted(calls.count(span.span_id) for span in samples) == [1, 1, 2]  # the judged one: 2
 
 
+@pytest.mark.parametrize("extra", [[], pytest.param(["-n", "2"], marks=pytest.mark.multiprocess)])
 def test_an_unreachable_collector_costs_one_warning_and_no_failure(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand, fake_judge: FakeCommand,
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, extra: list[str],
 ) -> None:  # fmt: skip
     closed = OtlpReceiver().start()
     endpoint = closed.endpoint
@@ -185,14 +187,13 @@ def test_an_unreachable_collector_costs_one_warning_and_no_failure(
     monkeypatch.setenv("OTEL_EXPORTER_OTLP_TIMEOUT", "1")
     monkeypatch.delenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", raising=False)
     args = project(pytester, fake_command, fake_judge)
-    for extra in ([], ["-n", "2"]):
-        result = omk_run(*args, "--omk-otel", *extra)
-        result.assert_outcomes(passed=2, failed=2)  # the failed sample and its check
-        assert result.ret == pytest.ExitCode.TESTS_FAILED  # the failing sample's, not the export's
-        lines = [line for line in result.outlines if "OpenTelemetry" in line]
-        assert len(lines) == 1, lines
-        assert f"OpenTelemetry export to {endpoint}/v1/traces failed" in lines[0]
-        assert "Traceback" not in result.stdout.str() + result.stderr.str()
+    result = omk_run(*args, "--omk-otel", *extra)
+    result.assert_outcomes(passed=2, failed=2)  # the failed sample and its check
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # the failing sample's, not the export's
+    lines = [line for line in result.outlines if "OpenTelemetry" in line]
+    assert len(lines) == 1, lines  # one line for the controller and both workers
+    assert f"OpenTelemetry export to {endpoint}/v1/traces failed" in lines[0]
+    assert "Traceback" not in result.stdout.str() + result.stderr.str()
 
 
 def test_without_the_extra_it_is_a_usage_error_naming_it(
