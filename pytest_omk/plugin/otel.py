@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from pytest_omk.config.settings import Settings
     from pytest_omk.plugin.otel_export import Exporter, Parent
     from pytest_omk.recordings.scrub import Scrubber
-    from pytest_omk.report.otel import TelemetryOptions
+    from pytest_omk.report.otel_events import TelemetryOptions
 
 PARENT_KEY = "omk_otel_parent"
 """``workerinput`` key: the run span's trace and span ids (hex), from the controller."""
@@ -48,7 +48,7 @@ def register(config: pytest.Config, settings: Settings, scrubber: Callable[[], S
             f"(cannot import {exc.name or exc}): {EXTRA}"
         ) from None
     from pytest_omk.recordings.scrub import Scrubber, environment_snapshot
-    from pytest_omk.report.otel import TelemetryOptions
+    from pytest_omk.report.otel_events import TelemetryOptions
 
     headers_scrubber = Scrubber(header_secrets(environment_snapshot()), key_shaped=True)
 

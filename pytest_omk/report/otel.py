@@ -1,4 +1,4 @@
-"""One sample's OpenTelemetry spans and evaluation events, built from its record (no SDK here).
+"""One sample's OpenTelemetry spans, built from its record (no SDK here; the events: otel_events.py).
 
 ``--omk-otel`` (docs/telemetry.md) exports a span per sample, the model's and the judge's calls as
 ``gen_ai`` client spans below it, and a ``gen_ai.evaluation.result`` event per assertion, rubric
@@ -13,31 +13,19 @@ are content, sent only with ``--omk-otel-content``; every string sent is scrubbe
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from pytest_omk.models.report import AssertionEntry, ExecutionRecord, RubricEntry, SampleRecord
+from pytest_omk.models.report import ExecutionRecord, SampleRecord
 from pytest_omk.models.usage import RoleUsage
+from pytest_omk.report.otel_events import Attribute, EventSpec, TelemetryOptions, evaluation_events
 
-Attribute = str | bool | int | float | Sequence[str]
-"""An attribute value OpenTelemetry accepts (a string array for the finish reasons)."""
-
-EVALUATION_EVENT = "gen_ai.evaluation.result"
 PROVIDERS = {"openai": "openai", "anthropic": "anthropic"}
 """``gen_ai.provider.name`` of the built-in HTTP executors (others are not a known provider)."""
-ERROR_CAUSES = frozenset({"judge-error", "check-error"})
-"""Causes whose reading is labelled ``error`` (the check or the judge failed), not ``missing``."""
+UNGRADED = "nothing could be graded"
+"""The start of the skip reason of a sample none of whose checks could be graded (plugin/subtests.py)."""
 TEST_STATUS = {"passed": "pass", "xpassed": "pass", "failed": "fail", "error": "fail"}
 """``test.case.result.status`` by outcome (a skipped or xfailed sample has none)."""
-
-
-@dataclass(frozen=True)
-class EventSpec:
-    """One span event: its name and attributes."""
-
-    name: str
-    attributes: dict[str, Attribute]
 
 
 @dataclass(frozen=True)
@@ -54,15 +42,6 @@ class SpanSpec:
     """The span's status is ``ERROR`` (a failed or errored sample, a failed call)."""
     events: tuple[EventSpec, ...] = ()
     children: tuple[SpanSpec, ...] = ()
-
-
-@dataclass(frozen=True)
-class TelemetryOptions:
-    """What the spans may say: content or not, the judge's model, how strings are scrubbed."""
-
-    content: bool = False
-    judge_model: str | None = None
-    scrub: Callable[[str], str] = field(default=lambda text: text)
 
 
 def sample_span(
@@ -106,7 +85,7 @@ def sample_attributes(record: SampleRecord, outcome: str, options: TelemetryOpti
         "omk.variant": record.variant,
         "omk.executor": record.executor,
         "omk.model": record.model,
-        "omk.skip_reason": record.skipReason,
+        "omk.skip_reason": _skip_reason(record.skipReason, options),
     }
     attributes.update({name: value for name, value in optional.items() if value})
     scores = record.scores.model_dump().items()
@@ -120,63 +99,12 @@ def sample_attributes(record: SampleRecord, outcome: str, options: TelemetryOpti
     return attributes
 
 
-def evaluation_events(record: SampleRecord, options: TelemetryOptions) -> list[EventSpec]:
-    """One ``gen_ai.evaluation.result`` per assertion, rubric dimension and present layer score."""
-    events = [_assertion_event(entry, options) for entry in record.assertions]
-    events += [_rubric_event(name, entry, options) for name, entry in record.rubric.items()]
-    events += [
-        EventSpec(
-            EVALUATION_EVENT,
-            {"gen_ai.evaluation.name": f"layer: {layer}", "gen_ai.evaluation.score.value": value},
-        )
-        for layer, value in record.scores.model_dump().items()
-        if value is not None
-    ]
-    return events
-
-
-def label(status: str, cause: str | None) -> str:
-    """``gen_ai.evaluation.score.label``: ``pass``, ``fail``, ``missing`` or ``error``."""
-    if status == "missing" and cause in ERROR_CAUSES:
-        return "error"
-    return status
-
-
-def _assertion_event(entry: AssertionEntry, options: TelemetryOptions) -> EventSpec:
-    attributes: dict[str, Attribute] = {
-        "gen_ai.evaluation.name": f"assertion {entry.index}: {entry.type}",
-        "gen_ai.evaluation.score.label": label(entry.status, entry.cause),
-        "omk.assertion.index": entry.index,
-        "omk.assertion.type": entry.type,
-        "omk.assertion.weight": entry.weight,
-    }
-    if entry.status != "missing":
-        attributes["gen_ai.evaluation.score.value"] = 1.0 if entry.status == "pass" else 0.0
-    if entry.layer is not None:
-        attributes["omk.assertion.layer"] = entry.layer
-    return EventSpec(EVALUATION_EVENT, _with_reason(attributes, entry.message, entry.cause, options))
-
-
-def _rubric_event(name: str, entry: RubricEntry, options: TelemetryOptions) -> EventSpec:
-    attributes: dict[str, Attribute] = {
-        "gen_ai.evaluation.name": f"rubric: {name}",
-        "gen_ai.evaluation.score.label": label(entry.status, entry.cause),
-        "omk.rubric.weight": entry.weight,
-    }
-    if entry.score is not None:
-        attributes["gen_ai.evaluation.score.value"] = entry.score
-    return EventSpec(EVALUATION_EVENT, _with_reason(attributes, entry.reason, entry.cause, options))
-
-
-def _with_reason(
-    attributes: dict[str, Attribute], reason: str, cause: str | None, options: TelemetryOptions
-) -> dict[str, Attribute]:
-    # The cause is a code (``judge-error``); the message quotes the answer, so it is content.
-    if cause is not None:
-        attributes["error.type"] = cause
-    if options.content and reason:
-        attributes["gen_ai.evaluation.explanation"] = reason
-    return attributes
+def _skip_reason(reason: str | None, options: TelemetryOptions) -> str | None:
+    """Why the sample was skipped; "nothing could be graded" without the reading's message (it may
+    quote a judge's reply) unless content is on."""
+    if reason is None or options.content or not reason.startswith(UNGRADED):
+        return reason
+    return UNGRADED
 
 
 def _model_call_end(execution: ExecutionRecord | None, start_ns: int, end_ns: int) -> int:
