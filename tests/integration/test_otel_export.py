@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests.fakes.fake_llm import FakeLLM
 from tests.support import FakeCommand, OmkRun, executor_arg, sample, write_sample_set
 from tests.support.commands import judge_reply
 from tests.support.otlp import OtlpReceiver, ReceivedSpan
@@ -262,3 +263,34 @@ def test_an_exporter_the_sdk_cannot_set_up_is_a_usage_error(
     result.stderr.fnmatch_lines(
         ["ERROR: omk: --omk-otel: the OpenTelemetry exporter cannot be set up*no such file"]
     )
+
+
+def test_http_calls_recorded_then_replayed(
+    pytester: pytest.Pytester, omk_run: OmkRun, fake_llm_env: FakeLLM, otel_env: OtlpReceiver
+) -> None:
+    # The openai executor and judge against the loopback fake: live first, then from the recordings.
+    judge_says = '{"score": 5, "reason": "fine"}'
+    fake_llm_env.add_rule("clear", judge_says, system="impartial judge")
+    fake_llm_env.add_rule("Say hi", "hi there")
+    rubric = {"clarity": {"criterion": "clear", "weight": 1}}
+    write_sample_set(
+        pytester, sample("hi", "Say hi", assertions=[{"type": "starts_with", "value": "hi"}], rubric=rubric)
+    )
+    args = [
+        "--omk-otel",
+        "--omk-executor=openai",
+        "--omk-model=gpt-x",
+        "--omk-judge=openai",
+        "--omk-recordings=rec",
+    ]
+    for mode, replayed in (("new_episodes", False), ("none", True)):
+        otel_env.spans.clear()
+        omk_run(*args, f"--omk-record-mode={mode}").assert_outcomes(passed=1)
+        (sample_span,) = [span for span in otel_env.spans if span.name == "omk.sample hi"]
+        calls = by_name([span for span in otel_env.spans if span.parent_span_id == sample_span.span_id])
+        model, judge = calls["chat gpt-x"], calls["chat"]
+        assert model.attributes["gen_ai.provider.name"] == "openai"
+        assert model.attributes["omk.replayed"] is replayed, mode
+        assert model.attributes["gen_ai.usage.input_tokens"] > 0
+        assert judge.attributes["omk.role"] == "judge" and judge.attributes["omk.replayed"] is replayed
+        assert judge.attributes["omk.calls.replayed"] == (1 if replayed else 0)
