@@ -166,6 +166,10 @@ class OtelPlugin:
         else:
             self.failures.append(failure)
 
+    def pytest_unconfigure(self) -> None:
+        """A run stopped before its end (a usage error found later) leaves no logger changed."""
+        self.exporter.restore_logging()
+
     @pytest.hookimpl(trylast=True)  # after the omk scores section
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """One warning line for every failed export of the run (controller only)."""

@@ -121,7 +121,7 @@ class Exporter:
     def __init__(self, worker: str, parent: Parent | None) -> None:
         self.log = _ExporterLog()
         self._loggers = [logging.getLogger(name) for name in EXPORTER_LOGGERS]
-        self._saved = [(lg.propagate, lg.level) for lg in self._loggers]
+        self._saved: list[tuple[bool, int]] = [(lg.propagate, lg.level) for lg in self._loggers]
         for lg in self._loggers:
             lg.addHandler(self.log)
             lg.propagate = False  # no SDK log lines in the tests' captured logs
@@ -180,6 +180,13 @@ class Exporter:
         span.end(end_time=spec.end_ns)
         self.spans += 1
 
+    def restore_logging(self) -> None:
+        """Give the SDK's loggers back as they were (once; a run that never finished too)."""
+        for lg, (propagate, level) in zip(self._loggers, self._saved, strict=True):
+            lg.removeHandler(self.log)
+            lg.propagate, lg.level = propagate, level
+        self._loggers, self._saved = [], []
+
     def note_failure(self, reason: str) -> None:
         """A failure outside the export (a sample's spans not built): reported as an export's,
         without stopping the others."""
@@ -200,9 +207,7 @@ class Exporter:
         # A daemon thread: an export stuck past the deadline is left behind, never waited for.
         threading.Thread(target=flush, name="omk-otel-flush", daemon=True).start()
         finished = done.wait(FLUSH_DEADLINE_S)
-        for lg, (propagate, level) in zip(self._loggers, self._saved, strict=True):
-            lg.removeHandler(self.log)
-            lg.propagate, lg.level = propagate, level
+        self.restore_logging()
         if self.exporter.failure is not None or self.problem is not None:
             return self.exporter.failure or self.problem
         return None if finished else f"the export did not finish within {FLUSH_DEADLINE_S:g} s"
