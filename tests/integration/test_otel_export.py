@@ -294,3 +294,19 @@ def test_http_calls_recorded_then_replayed(
         assert model.attributes["gen_ai.usage.input_tokens"] > 0
         assert judge.attributes["omk.role"] == "judge" and judge.attributes["omk.replayed"] is replayed
         assert judge.attributes["omk.calls.replayed"] == (1 if replayed else 0)
+
+
+def test_each_rerun_of_a_sample_is_a_span_of_its_own(
+    pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand, fake_judge: FakeCommand,
+    otel_env: OtlpReceiver,
+) -> None:  # fmt: skip
+    args = project(pytester, fake_command, fake_judge)
+    omk_run(*args, "--omk-otel", "--reruns=1")
+    bad = [span for span in otel_env.spans if span.name == "omk.sample bad"]
+    assert [span.attributes["omk.outcome"] for span in bad] == [
+        "rerun",
+        "failed",
+    ]  # pytest-rerunfailures' word
+    assert "test.case.result.status" not in bad[0].attributes
+    (run,) = [span for span in otel_env.spans if span.name == "omk.run"]
+    assert run.attributes["omk.samples.rerun"] == 1 and run.attributes["omk.samples.failed"] == 1
