@@ -18,7 +18,13 @@ from typing import Any
 
 from pytest_omk.models.report import ExecutionRecord, SampleRecord
 from pytest_omk.models.usage import RoleUsage
-from pytest_omk.report.otel_events import Attribute, EventSpec, TelemetryOptions, evaluation_events
+from pytest_omk.report.otel_events import (
+    Attribute,
+    EventSpec,
+    TelemetryOptions,
+    content_text,
+    evaluation_events,
+)
 
 PROVIDERS = {"openai": "openai", "anthropic": "anthropic"}
 """``gen_ai.provider.name`` of the built-in HTTP executors (others are not a known provider)."""
@@ -95,7 +101,7 @@ def sample_attributes(record: SampleRecord, outcome: str, options: TelemetryOpti
     if outcome == "error":
         attributes["error.type"] = "omk.sample_error"
         if options.content and record.error:
-            attributes["omk.error"] = record.error  # an executor's message may quote the answer
+            attributes["omk.error"] = content_text(record.error, options)  # it may quote the answer
     return attributes
 
 
@@ -140,7 +146,7 @@ def _model_call(
         attributes["omk.replayed"] = execution.replayed
         attributes["omk.retries"] = execution.retries
         if options.content:
-            attributes.update(_content(record.prompt, execution))
+            attributes.update(_content(record.prompt, execution, options))
     failed = usage.failed > 0 and execution is None
     if failed:
         attributes["error.type"] = "omk.call_failed"
@@ -188,14 +194,17 @@ def _call_name(model: str | None) -> str:
     return f"chat {model}" if model else "chat"
 
 
-def _content(prompt: str | None, execution: ExecutionRecord) -> dict[str, Attribute]:
+def _content(
+    prompt: str | None, execution: ExecutionRecord, options: TelemetryOptions
+) -> dict[str, Attribute]:
     """The prompt and the answer, in the conventions' message shape (``--omk-otel-content``)."""
-    output: dict[str, Any] = {"role": "assistant", "parts": [{"type": "text", "content": execution.output}]}
+    answer = content_text(execution.output, options)
+    output: dict[str, Any] = {"role": "assistant", "parts": [{"type": "text", "content": answer}]}
     if execution.stopReason is not None:
         output["finish_reason"] = execution.stopReason
     content: dict[str, Attribute] = {"gen_ai.output.messages": json.dumps([output], ensure_ascii=False)}
     if prompt is not None:
-        message = {"role": "user", "parts": [{"type": "text", "content": prompt}]}
+        message = {"role": "user", "parts": [{"type": "text", "content": content_text(prompt, options)}]}
         content["gen_ai.input.messages"] = json.dumps([message], ensure_ascii=False)
     return content
 

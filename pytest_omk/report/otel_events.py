@@ -18,6 +18,9 @@ Attribute = str | bool | int | float | Sequence[str]
 """An attribute value OpenTelemetry accepts (a string array for the finish reasons)."""
 
 EVALUATION_EVENT = "gen_ai.evaluation.result"
+CONTENT_CAP = 16_384
+"""Most characters of one piece of content sent (a prompt, an answer, a reason): backends limit an
+attribute's size, and an export request over the exporter's limit is dropped whole."""
 ERROR_CAUSES = frozenset({"judge-error", "check-error"})
 """Causes whose reading is labelled ``error`` (the check or the judge failed), not ``missing``."""
 
@@ -94,5 +97,14 @@ def _with_reason(
     if cause is not None:
         attributes["error.type"] = cause
     if options.content and reason:
-        attributes["gen_ai.evaluation.explanation"] = reason
+        attributes["gen_ai.evaluation.explanation"] = content_text(reason, options)
     return attributes
+
+
+def content_text(text: str, options: TelemetryOptions) -> str:
+    """A piece of content as sent: scrubbed first (a cut must not leave half a secret), then cut to
+    :data:`CONTENT_CAP` characters with a note of its length."""
+    text = options.scrub(text)
+    if len(text) <= CONTENT_CAP:
+        return text
+    return f"{text[:CONTENT_CAP]} [pytest-omk: cut here; the text has {len(text)} characters]"

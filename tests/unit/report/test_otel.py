@@ -8,7 +8,7 @@ import pytest
 
 from pytest_omk.models import Sample
 from pytest_omk.report.otel import SpanSpec, sample_span
-from pytest_omk.report.otel_events import EVALUATION_EVENT, TelemetryOptions
+from pytest_omk.report.otel_events import CONTENT_CAP, EVALUATION_EVENT, TelemetryOptions
 from pytest_omk.report.records import new_record
 
 SAMPLE = Sample.model_validate(
@@ -186,3 +186,18 @@ def test_an_ungraded_samples_reason_keeps_the_readings_message_for_content() -> 
     assert full == "nothing could be graded: the judge replied 'OUTPUT-TEXT'"
     budget = record(skipReason="omk budget: $1.00 spent")
     assert span(budget, "skipped").attributes["omk.skip_reason"] == "omk budget: $1.00 spent"
+
+
+def test_content_is_cut_after_scrubbing_so_no_half_secret_is_left() -> None:
+    secret = "sk-abcdefghijkl"
+    long = "x" * (CONTENT_CAP - 5) + secret + "y" * 100  # the secret straddles the cut
+
+    def scrub(text: str) -> str:
+        return text.replace(secret, "[REDACTED]")
+
+    model = span(
+        record(execution={**record()["execution"], "output": long}), content=True, scrub=scrub
+    ).children[0]
+    sent = str(model.attributes["gen_ai.output.messages"])
+    assert "sk-abcde" not in sent and "[REDA" in sent
+    assert f"cut here; the text has {CONTENT_CAP - 5 + len('[REDACTED]') + 100} characters" in sent
