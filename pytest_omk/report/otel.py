@@ -26,8 +26,15 @@ from pytest_omk.report.otel_events import (
     evaluation_events,
 )
 
-PROVIDERS = {"openai": "openai", "anthropic": "anthropic"}
+PROVIDERS = {
+    "openai": "openai",
+    "anthropic": "anthropic",
+    "agent:openai": "openai",
+    "agent:anthropic": "anthropic",
+}
 """``gen_ai.provider.name`` of the built-in HTTP executors (others are not a known provider)."""
+AGENTS = frozenset({"agent", "agent:openai", "agent:anthropic"})
+"""The built-in tool-using executor: its answer is an agent's run (``invoke_agent``), not one chat."""
 UNGRADED = "nothing could be graded"
 """The start of the skip reason of a sample none of whose checks could be graded (plugin/subtests.py)."""
 TEST_STATUS = {"passed": "pass", "xpassed": "pass", "failed": "fail", "error": "fail"}
@@ -128,7 +135,8 @@ def _model_call(
     usage, execution = record.usage.model, record.execution
     if execution is None and not usage.calls:
         return None
-    attributes = _call_attributes("model", record.model, usage)
+    operation = "invoke_agent" if record.executor in AGENTS else "chat"
+    attributes = _call_attributes("model", record.model, usage, operation)
     if (provider := PROVIDERS.get(record.executor or "")) is not None:
         attributes["gen_ai.provider.name"] = provider
     if execution is not None:
@@ -150,7 +158,9 @@ def _model_call(
     failed = usage.failed > 0 and execution is None
     if failed:
         attributes["error.type"] = "omk.call_failed"
-    span = SpanSpec(_call_name(record.model), start_ns, end_ns, attributes, client=True, error=failed)
+    span = SpanSpec(
+        _call_name(operation, record.model), start_ns, end_ns, attributes, client=True, error=failed
+    )
     return _scrubbed_span(span, options)
 
 
@@ -158,7 +168,7 @@ def _judge_calls(usage: RoleUsage, start_ns: int, end_ns: int, options: Telemetr
     """The judge's calls for the sample, as one span (the record keeps their sums, not each call)."""
     if not usage.calls:
         return None
-    attributes = _call_attributes("judge", options.judge_model, usage)
+    attributes = _call_attributes("judge", options.judge_model, usage, "chat")
     tokens = {
         "gen_ai.usage.input_tokens": usage.inputTokens,
         "gen_ai.usage.output_tokens": usage.outputTokens,
@@ -170,14 +180,19 @@ def _judge_calls(usage: RoleUsage, start_ns: int, end_ns: int, options: Telemetr
     if usage.failed:
         attributes["error.type"] = "omk.call_failed"
     span = SpanSpec(
-        _call_name(options.judge_model), start_ns, end_ns, attributes, client=True, error=bool(usage.failed)
+        _call_name("chat", options.judge_model),
+        start_ns,
+        end_ns,
+        attributes,
+        client=True,
+        error=bool(usage.failed),
     )
     return _scrubbed_span(span, options)
 
 
-def _call_attributes(role: str, model: str | None, usage: RoleUsage) -> dict[str, Attribute]:
+def _call_attributes(role: str, model: str | None, usage: RoleUsage, operation: str) -> dict[str, Attribute]:
     attributes: dict[str, Attribute] = {
-        "gen_ai.operation.name": "chat",
+        "gen_ai.operation.name": operation,
         "omk.role": role,
         "omk.calls": usage.calls,
         "omk.calls.live": usage.live,
@@ -189,9 +204,9 @@ def _call_attributes(role: str, model: str | None, usage: RoleUsage) -> dict[str
     return attributes
 
 
-def _call_name(model: str | None) -> str:
+def _call_name(operation: str, model: str | None) -> str:
     """``{gen_ai.operation.name} {gen_ai.request.model}``, as the conventions name a call's span."""
-    return f"chat {model}" if model else "chat"
+    return f"{operation} {model}" if model else operation
 
 
 def _content(

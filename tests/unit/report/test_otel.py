@@ -201,3 +201,12 @@ def test_content_is_cut_after_scrubbing_so_no_half_secret_is_left() -> None:
     sent = str(model.attributes["gen_ai.output.messages"])
     assert "sk-abcde" not in sent and "[REDA" in sent
     assert f"cut here; the text has {CONTENT_CAP - 5 + len('[REDACTED]') + 100} characters" in sent
+
+
+def test_the_agent_executors_answer_is_an_agent_invocation() -> None:
+    model = span(record(executor="agent:anthropic")).children[0]
+    assert model.name == "invoke_agent m1"
+    assert model.attributes["gen_ai.operation.name"] == "invoke_agent"
+    assert model.attributes["gen_ai.provider.name"] == "anthropic"
+    judge = span(record(executor="agent")).children[1]
+    assert judge.attributes["gen_ai.operation.name"] == "chat"
