@@ -43,6 +43,10 @@ class Settings:
     """``--omk-annotations``: ``auto`` (GitHub's under GitHub Actions), ``github`` or ``off``."""
     code_quality: str | None = None
     """``--omk-code-quality``: where GitLab's code-quality report is written."""
+    otel: bool = False
+    """``--omk-otel``: export the run as one OpenTelemetry trace (docs/telemetry.md)."""
+    otel_content: bool = False
+    """``--omk-otel-content``: the trace carries prompts, outputs and reasons too."""
     record_mode: RecordMode = "new_episodes"
     record_mode_note: str | None = None
     """Why the mode is not the ini file's (``CI`` set it aside), shown in the run's header."""

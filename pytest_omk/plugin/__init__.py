@@ -16,6 +16,7 @@ from pytest_omk.plugin.config_checks import check_command_line, check_ini_keys, 
 from pytest_omk.plugin.discovery import collect_file
 from pytest_omk.plugin.nodes import SampleItem, SplitDirectory, release_collected, sample_host_key, shown_key
 from pytest_omk.plugin.options import add_options, ini_names, settings_from_config, value_flags
+from pytest_omk.plugin.otel import register as register_otel
 from pytest_omk.plugin.safety import masked_key
 from pytest_omk.plugin.session import OmkSession
 
@@ -62,6 +63,7 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_omk.plugin.known_failures import KnownFailures
 
         config.pluginmanager.register(KnownFailures(config, settings.baseline), "omk-known-failures")
+    register_otel(config, settings, lambda: session.calls.scrubber)
     # pytest-html is loaded whenever it is installed; only a run writing its page (``--html``)
     # needs the columns and extras, which otherwise cost an HTML rendering per sample.
     if (

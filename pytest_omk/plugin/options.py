@@ -85,6 +85,10 @@ OPTIONS: tuple[Option, ...] = (
            "GITHUB_ACTIONS=true), github, off", "auto", choice("auto", "github", "off"), "MODE"),
     Option("--omk-code-quality", "write GitLab's code-quality report (JSON) of the failed checks to this path"),
     Option("--omk-markdown", "write a Markdown summary to this path (also to $GITHUB_STEP_SUMMARY when set)"),
+    Option("--omk-otel", "export the run as one OpenTelemetry trace over OTLP/HTTP (OTEL_EXPORTER_OTLP_* "
+           "variables; needs pytest-omk[otel])", False, boolean),
+    Option("--omk-otel-content", "with --omk-otel, also send prompts, outputs, judge reasons and failure "
+           "messages", False, boolean),
     Option("--omk-record-mode", "recordings: none (replay only), once, new_episodes, all, rewrite, off "
            "(default: new_episodes; none when CI is set)", None, choice(*RECORD_MODES), "MODE"),
     Option("--omk-status-interval", "seconds between status lines while model calls run, when the output is "
