@@ -52,6 +52,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[masked_key] = lambda text: session.calls.scrubber.masked(text)
     config.pluginmanager.register(session, "omk-session")
     config.pluginmanager.register(session.collection, "omk-collection")
+    config.pluginmanager.register(session.collection.shard_cut, "omk-shard-cut")
     config.pluginmanager.register(session.usage_errors, "omk-usage-errors")
     config.pluginmanager.register(session.reports, "omk-item-reports")
     from pytest_omk.plugin.xdist.status import register as register_xdist_status
@@ -82,7 +83,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _register_reporting(config: pytest.Config, session: OmkSession) -> None:
     """The controller's record collector and its spending book; a worker's budget ledger."""
-    budget, settings = session.calls.budget, session.settings
+    # The budget is built on first use, after collection: a shard's part of the caps needs its cut.
+    calls, settings = session.calls, session.settings
     if not hasattr(config, "workerinput"):
         from pytest_omk.plugin.xdist.prefetch import DeepQueues
 
@@ -90,15 +92,15 @@ def _register_reporting(config: pytest.Config, session: OmkSession) -> None:
         # One feature, one plugin object: the records are gathered and published by the controller.
         from pytest_omk.plugin.savings import SavingsBook
 
-        savings = SavingsBook(settings, lambda: budget.spend() if budget is not None else None)
+        savings = SavingsBook(settings, lambda: calls.budget.spend() if calls.budget is not None else None)
         config.pluginmanager.register(savings, "omk-savings")
         collector = RecordCollector(config, settings, savings)
         config.stash[record_collector_key] = collector
         config.pluginmanager.register(collector, "omk-records")
-    elif budget is not None:
+    elif settings.budget_usd is not None or settings.budget_tokens is not None:
         from pytest_omk.plugin.savings import WorkerSpend
 
-        config.pluginmanager.register(WorkerSpend(config, budget), "omk-worker-spend")
+        config.pluginmanager.register(WorkerSpend(config, lambda: calls.budget), "omk-worker-spend")
 
 
 def _checked_settings(config: pytest.Config) -> Settings:
