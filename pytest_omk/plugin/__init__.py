@@ -53,6 +53,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(session, "omk-session")
     config.pluginmanager.register(session.collection, "omk-collection")
     config.pluginmanager.register(session.collection.shard_cut, "omk-shard-cut")
+    if settings.store_durations:
+        from pytest_omk.plugin.durations_book import DurationsBook
+
+        config.pluginmanager.register(DurationsBook(config, Path(settings.store_durations)), "omk-durations")
     config.pluginmanager.register(session.usage_errors, "omk-usage-errors")
     config.pluginmanager.register(session.reports, "omk-item-reports")
     from pytest_omk.plugin.xdist.status import register as register_xdist_status

@@ -52,10 +52,12 @@ def shard_values(config: pytest.Config, values: dict[str, Any]) -> dict[str, Any
     if durations and config.getoption("omk_durations", default=None) is None:
         durations = str(rootdir / durations)  # from the ini file: relative to the rootdir
     store = config.getoption("omk_store_durations", default=None)
+    # The flag alone writes pytest-split's file in the rootdir, where both tools look for it.
+    base = rootdir if store == DEFAULT_DURATIONS else Path(config.invocation_params.dir)
     return {
         "shard": shard,
         "shard_source": source,
         "shard_by": values.pop("shard_by"),
         "durations": durations or str(rootdir / DEFAULT_DURATIONS),
-        "store_durations": None if store is None else str(Path(config.invocation_params.dir) / store),
+        "store_durations": None if store is None else str(base / store),
     }
