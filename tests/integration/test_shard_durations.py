@@ -5,6 +5,7 @@ equal counts are off by more than 2x; the split is stated in the report and merg
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -98,7 +99,9 @@ def test_durations_balance_where_counts_do_not(project: pytest.Pytester, omk_run
     assert load["count"] >= 2.0
     assert load["durations"] <= 1.15
     # Merge rebuilds one run from the durations-cut shards too (contiguous blocks).
-    merged = omk_command(project.path, "merge", *(f"durations-{k}.json" for k in range(1, N + 1)), "-o", "m.json")
+    merged = omk_command(
+        project.path, "merge", *(f"durations-{k}.json" for k in range(1, N + 1)), "-o", "m.json"
+    )
     assert merged.returncode == 0, merged.stderr
     one = omk_run(*COMMON, "--omk-record-mode=none", "--omk-report=one.json")
     assert one.ret == 0
@@ -112,7 +115,7 @@ def test_the_split_is_the_same_for_the_same_inputs() -> None:
     assert weighted_bounds(skewed, 4) == weighted_bounds(list(skewed), 4)
     bounds = weighted_bounds(skewed, 4)
     assert bounds[0][0] == 0 and bounds[-1][1] == 500
-    assert all(a[1] == b[0] for a, b in zip(bounds, bounds[1:], strict=False))
+    assert all(a[1] == b[0] for a, b in itertools.pairwise(bounds))
 
 
 def test_durations_without_a_file_is_a_usage_error(project: pytest.Pytester, omk_run: OmkRun) -> None:
