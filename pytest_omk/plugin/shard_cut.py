@@ -27,7 +27,7 @@ from pytest_omk.config.durations import read_durations, weights_for
 from pytest_omk.config.settings import Settings
 from pytest_omk.config.shard import Shard, weighted_bounds
 from pytest_omk.errors import ConfigError
-from pytest_omk.execute.budget import BudgetLimits
+from pytest_omk.execute.budget import Budget, BudgetLimits
 
 _OWN = ("_pytest.", "pytest_omk.", "pytest ")
 
@@ -120,6 +120,7 @@ class ShardCut:
             shard, self.settings.shard_by, stop - start, sum(weights[start:stop]), sum(weights),
             weighed, self.settings.shard_source, durations,
         )  # fmt: skip
+        _narrow_built_budget(config, self.settings)
         deselected = [item for item in items if id(item) not in chosen]
         if deselected:
             config.hook.pytest_deselected(items=deselected)
@@ -185,3 +186,13 @@ def reordering_plugins(config: pytest.Config) -> list[str]:
         if not str(module).startswith(_OWN) and impl.plugin_name not in names:
             names.append(impl.plugin_name)
     return names or ["none found"]
+
+
+def _narrow_built_budget(config: pytest.Config, settings: Settings) -> None:
+    """A budget built before the cut (an app's gateway takes it while the first file is collected)
+    gets this shard's part now, before any call (an xdist worker's share of it, as when built)."""
+    calls = getattr(config.pluginmanager.get_plugin("omk-session"), "calls", None)
+    budget = vars(calls).get("budget") if calls is not None else None  # built (a cached property)?
+    if isinstance(budget, Budget):
+        workers = int(getattr(config, "workerinput", {}).get("workercount", 1))
+        budget.narrow(shard_limits(config, settings).share(workers))
