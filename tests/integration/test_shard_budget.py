@@ -1,12 +1,12 @@
 """Four recording shards against the loopback fake server: one budget across them (each shard its
 weighted part, so together they spend at most the one cap), ``merge`` summing the spend and naming
 each shard that stopped, and ``merge --recordings`` making one tree that replays the whole suite
-with no miss, refusing two different answers under one key and every hostile input."""
+with no miss and refusing two different answers under one key (hostile inputs:
+tests/security/test_shard_inputs.py)."""
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -115,31 +115,6 @@ def test_two_answers_under_one_key_are_refused(recorded: Path) -> None:
     assert str(original.relative_to(recorded)) in result.stderr
     assert str(planted.relative_to(recorded)) in result.stderr
     assert not (recorded / "out").exists()  # nothing written
-
-
-@pytest.mark.probe("hostile-recordings")
-@pytest.mark.parametrize("attack", ["link-out", "fifo", "not-a-recording", "misplaced", "dir-link"])
-def test_hostile_recordings_inputs_are_refused(recorded: Path, tmp_path: Path, attack: str) -> None:
-    victim = tmp_path / "secret.json"
-    victim.write_text('{"token": "do-not-copy"}', encoding="utf-8")
-    target = recorded / "rec-2"
-    some = _one_recording(target)
-    if attack == "link-out":
-        (some.parent / f"stolen-{'a' * 16}.json").symlink_to(victim)
-    elif attack == "fifo":
-        os.mkfifo(some.parent / f"blocker-{'b' * 16}.json")
-    elif attack == "not-a-recording":
-        some.write_text('{"hello": 1}', encoding="utf-8")
-    elif attack == "misplaced":
-        some.rename(some.parent / f"moved-{'c' * 16}.json")
-    else:
-        (recorded / "rec-link").symlink_to(tmp_path, target_is_directory=True)
-        target = recorded / "rec-link"
-    result = merge_recordings(recorded, "rec-1", target.name)
-    assert result.returncode == 4, result.stderr
-    assert "Traceback" not in result.stderr and target.name in result.stderr
-    assert not (recorded / "out").exists()
-    assert "do-not-copy" not in result.stderr
 
 
 def test_recordings_and_recordings_out_go_together(tmp_path: Path) -> None:
