@@ -20,7 +20,9 @@ from types import FrameType
 
 from benchmarks import _support as s
 
-BENCHMARKS = ("startup", "collection", "grading", "concurrency", "judge", "replay", "app_replay", "calls")
+BENCHMARKS = (
+    "startup", "collection", "grading", "concurrency", "judge", "replay", "app_replay", "calls", "shards",
+)  # fmt: skip
 COLUMNS = ("benchmark", "name", "figure", "comparison", "ratio", "target", "met?")
 
 

@@ -52,11 +52,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[masked_key] = lambda text: session.calls.scrubber.masked(text)
     config.pluginmanager.register(session, "omk-session")
     config.pluginmanager.register(session.collection, "omk-collection")
-    config.pluginmanager.register(session.collection.shard_cut, "omk-shard-cut")
-    if settings.store_durations:
-        from pytest_omk.plugin.durations_book import DurationsBook
-
-        config.pluginmanager.register(DurationsBook(config, Path(settings.store_durations)), "omk-durations")
+    _register_sharding(config, session)
     config.pluginmanager.register(session.usage_errors, "omk-usage-errors")
     config.pluginmanager.register(session.reports, "omk-item-reports")
     from pytest_omk.plugin.xdist.status import register as register_xdist_status
@@ -83,6 +79,17 @@ def pytest_configure(config: pytest.Config) -> None:
 
         config.pluginmanager.register(SuiteLevelProperties(config), "omk-junit-suite-properties")
     _register_explicit_samples(config, session)
+
+
+def _register_sharding(config: pytest.Config, session: OmkSession) -> None:
+    """Where ``--omk-shard`` cuts, and the ``--omk-store-durations`` book (see docs/scaling.md)."""
+    config.pluginmanager.register(session.collection.shard_cut, "omk-shard-cut")
+    if session.settings.store_durations:
+        from pytest_omk.plugin.durations_book import DurationsBook
+
+        book = DurationsBook(config, Path(session.settings.store_durations))
+        book.listen(session.launcher)
+        config.pluginmanager.register(book, "omk-durations")
 
 
 def _register_reporting(config: pytest.Config, session: OmkSession) -> None:

@@ -9,7 +9,6 @@ Under xdist each worker hands its samples' seconds to the controller, which writ
 
 from __future__ import annotations
 
-from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
@@ -32,17 +31,13 @@ class DurationsBook:
         self.seconds: dict[str, float | None] = {}
         """Each sample's summed latency (``None``: no timed call, it takes the mean)."""
 
-    @pytest.hookimpl(wrapper=True, tryfirst=True)
-    def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
-        # The sample's call log, taken before its setup waits for the calls and drops the log.
-        logs = _logs(self.config)
-        log = logs.get(item.nodeid) if logs is not None else None
-        try:
-            return (yield)
-        finally:
-            log = log or (logs.get(item.nodeid) if logs is not None else None)
-            if log is not None and "omk" in item.keywords:
-                self.seconds[item.nodeid] = latency_seconds(log)
+    def listen(self, launcher: Any) -> None:
+        """Be told each sample's call log as the launcher drops it (after its setup, or a rerun's)."""
+        launcher.on_forget = self.note
+
+    def note(self, nodeid: str, log: CallLog) -> None:
+        """Keep the summed latency of a sample's calls (a rerun's take replaces the earlier one)."""
+        self.seconds[nodeid] = latency_seconds(log)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: object) -> None:
@@ -87,10 +82,3 @@ def filled(seconds: dict[str, float | None]) -> dict[str, float]:
     timed = [value for value in seconds.values() if value is not None]
     mean = sum(timed) / len(timed) if timed else 0.0
     return {nodeid: mean if value is None else value for nodeid, value in seconds.items()}
-
-
-def _logs(config: pytest.Config) -> dict[str, CallLog] | None:
-    session = config.pluginmanager.get_plugin("omk-session")
-    launcher = getattr(session, "launcher", None)
-    logs = getattr(launcher, "logs", None)
-    return logs if isinstance(logs, dict) else None

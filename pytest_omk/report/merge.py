@@ -131,7 +131,12 @@ def merge_reports(paths: Sequence[Path], *, baseline: Path | None = None, cwd: P
                 raise ConfigError(f"{sample['nodeid']} is in both {seen[sample['nodeid']]} and {path}")
             seen[sample["nodeid"]] = path
     base = cwd or Path.cwd()
-    config = {**reports[0][1]["config"], "shard": None}
+    # One run's configuration: no shard, and so no way of cutting shards either.
+    config = {
+        **reports[0][1]["config"],
+        "shard": None,
+        **({"shardBy": "count"} if "shardBy" in reports[0][1]["config"] else {}),
+    }
     for row in rows:
         # Recomputed from the readings: a shard's stated outcome is never trusted to be green.
         row["outcome"] = worse(row.get("outcome"), recomputed_outcome(row, config))

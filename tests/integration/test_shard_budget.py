@@ -38,6 +38,7 @@ def shard(omk_run: OmkRun, k: int, *args: str) -> pytest.RunResult:
                    f"--omk-report=shard-{k}.json", "--omk-concurrency=1", *args)  # fmt: skip
 
 
+@pytest.mark.multiprocess
 @pytest.mark.parametrize("allow", [False, True])
 def test_four_shards_spend_one_budget_and_merge_names_who_stopped(
     priced: FakeLLM, omk_run: OmkRun, pytester: pytest.Pytester, allow: bool
@@ -64,6 +65,7 @@ def test_four_shards_spend_one_budget_and_merge_names_who_stopped(
     assert budget["notRun"] == 8 and budget["roles"]["model"]["calls"] == 8
 
 
+@pytest.mark.multiprocess
 def test_merged_recordings_replay_the_whole_suite_with_no_miss(
     priced: FakeLLM, omk_run: OmkRun, pytester: pytest.Pytester
 ) -> None:
@@ -102,6 +104,7 @@ def merge_recordings(cwd: Path, *dirs: str) -> subprocess.CompletedProcess[str]:
     return omk_command(cwd, "merge", "--recordings", *dirs, "--recordings-out", "out")
 
 
+@pytest.mark.multiprocess
 def test_two_answers_under_one_key_are_refused(recorded: Path) -> None:
     original = _one_recording(recorded / "rec-1")
     planted = recorded / "rec-2" / original.relative_to(recorded / "rec-1")
@@ -117,6 +120,7 @@ def test_two_answers_under_one_key_are_refused(recorded: Path) -> None:
     assert not (recorded / "out").exists()  # nothing written
 
 
+@pytest.mark.multiprocess
 def test_recordings_and_recordings_out_go_together(tmp_path: Path) -> None:
     result = omk_command(tmp_path, "merge", "--recordings", "a")
     assert result.returncode == 4 and "--recordings and --recordings-out go together" in result.stderr

@@ -133,6 +133,7 @@ def test_what_auto_cannot_trust_is_a_usage_error(
     assert message in result.stderr.str() and "Traceback" not in result.stderr.str()
 
 
+@pytest.mark.multiprocess
 def test_shards_under_pytest_randomly_cut_the_collection_order(
     project: pytest.Pytester, omk_run: OmkRun
 ) -> None:
@@ -154,6 +155,7 @@ def test_shards_under_pytest_randomly_cut_the_collection_order(
     assert sorted(s["nodeid"] for s in load_report(project.path / "m.json")["samples"]) == sorted(whole)
 
 
+@pytest.mark.multiprocess
 def test_merge_names_the_order_when_only_the_order_differs(project: pytest.Pytester, omk_run: OmkRun) -> None:
     for k in (1, 2):
         omk_run(*COMMON, f"--omk-shard={k}/2", f"--omk-report=shard-{k}.json")

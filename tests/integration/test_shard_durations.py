@@ -47,10 +47,19 @@ def weights(path: Path) -> dict[str, float]:
     return {k: float(v) for k, v in json.loads(path.read_text(encoding="utf-8")).items()}
 
 
+@pytest.mark.parametrize(
+    "xdist",
+    [
+        pytest.param((), id="one process"),
+        pytest.param(("-n", "2"), id="xdist", marks=pytest.mark.multiprocess),
+    ],
+)
 def test_a_replay_run_writes_the_recorded_latency_in_pytest_splits_format(
-    project: pytest.Pytester, omk_run: OmkRun
+    project: pytest.Pytester, omk_run: OmkRun, xdist: tuple[str, ...]
 ) -> None:
-    result = omk_run(*COMMON, "--omk-record-mode=none", "--omk-store-durations")
+    result = omk_run(
+        *COMMON, "--omk-record-mode=none", "--omk-store-durations", *xdist, subprocess=bool(xdist)
+    )
     assert result.ret == 0
     path = project.path / ".test_durations"
     text = path.read_text(encoding="utf-8")
@@ -61,6 +70,7 @@ def test_a_replay_run_writes_the_recorded_latency_in_pytest_splits_format(
     result.stdout.fnmatch_lines([f"omk: recorded latency of {SAMPLES} samples written to *.test_durations*"])
 
 
+@pytest.mark.multiprocess
 def test_pytest_split_reads_the_file(project: pytest.Pytester, omk_run: OmkRun) -> None:
     omk_run(*COMMON, "--omk-record-mode=none", "--omk-store-durations")
     # pytest-split itself, in a process of its own: its group 1 of 4 holds the slow samples' share.
@@ -78,6 +88,7 @@ def test_pytest_split_reads_the_file(project: pytest.Pytester, omk_run: OmkRun) 
     assert len(group) < SAMPLES // N and float(estimated.group(1)) <= 150.0
 
 
+@pytest.mark.multiprocess
 def test_durations_balance_where_counts_do_not(project: pytest.Pytester, omk_run: OmkRun) -> None:
     omk_run(*COMMON, "--omk-record-mode=none", "--omk-store-durations=weights.json")
     seconds = weights(project.path / "weights.json")

@@ -88,7 +88,7 @@ def test_unknown_node_ids_and_many_entries_only_weigh_what_is_collected(
     project: pytest.Pytester, omk_run: OmkRun
 ) -> None:
     # Entries for items this run does not have change nothing; the run's own take the file's value.
-    planted = {f"elsewhere.json::x{i}": 604800 for i in range(20000)}
+    planted: dict[str, float] = {f"elsewhere.json::x{i}": 604800 for i in range(20000)}
     planted["eval-samples.json::s0"] = 10.0
     (project.path / "d.json").write_text(json.dumps(planted), encoding="utf-8")
     result = durations_run(omk_run)
@@ -110,6 +110,7 @@ def _one_recording(directory: Path) -> Path:
     return sorted(directory.rglob("*.json"))[0]
 
 
+@pytest.mark.multiprocess
 @probe("hostile recording")
 @pytest.mark.parametrize("attack", ["link-out", "fifo", "not-a-recording", "misplaced", "dir-link", "a-file"])
 def test_hostile_recordings_inputs_are_refused(recorded: Path, tmp_path: Path, attack: str) -> None:
