@@ -144,12 +144,20 @@ class ShardCut:
         digest = hashlib.sha256(json.dumps(durations, sort_keys=True).encode()).hexdigest()
         return weights, weighed, f"sha256:{digest}"
 
+    def pytest_report_header(self, config: pytest.Config) -> list[str]:
+        """Which shard this job runs, and where K/N came from (``--omk-shard auto``)."""
+        shard = self.settings.shard
+        if shard is None:
+            return []
+        source = f" from {self.settings.shard_source}" if self.settings.shard_source else ""
+        return [f"omk: shard {shard}{source}, cut by {self.settings.shard_by}"]
+
     def pytest_report_collectionfinish(self, config: pytest.Config) -> list[str]:
         """Say which shard this is, where K/N came from and this shard's share of the weight."""
         cut = self.cut
         if cut is None:
             return []
-        source = f" from {cut.source}" if cut.source else ""
+        source = f" from {cut.source}" if cut.source else ""  # the header is not shown under -q
         line = f"omk: shard {cut.shard}{source}: {cut.items} items by {cut.by}"
         if cut.by == "durations":
             line += (

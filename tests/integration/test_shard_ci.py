@@ -85,6 +85,10 @@ def test_the_ini_key_says_auto_too(
     monkeypatch.setenv("CIRCLE_NODE_INDEX", "1")
     monkeypatch.setenv("CIRCLE_NODE_TOTAL", "2")
     assert selected(omk_run(*COMMON, "--collect-only", "-q")) == by_hand(omk_run, 2, 2)
+    header = omk_run(*COMMON, "--collect-only")  # the header, which -q leaves out
+    header.stdout.fnmatch_lines(
+        ["omk: shard 2/2 from CircleCI CIRCLE_NODE_INDEX=1 CIRCLE_NODE_TOTAL=2, cut by count"]
+    )
 
 
 @pytest.mark.parametrize("n", [2, 3, 4])
