@@ -1,9 +1,10 @@
 """Deterministic sharding for CI matrices: ``--omk-shard K/N`` runs the K-th of N contiguous blocks.
 
-Every shard collects the same items in the same order, so a shard is a pure function of that
-list: block K holds items ``⌊(K-1)·L/N⌋ … ⌊K·L/N⌋-1`` of the L selected items. Contiguous blocks
-keep each file's samples together and let ``python -m pytest_omk merge`` rebuild the one-run order
-by concatenating the shards' reports in shard order.
+Every shard collects the same items in the same (collection) order, so a shard is a pure function
+of that list: by count, block K holds items ``⌊(K-1)·L/N⌋ … ⌊K·L/N⌋-1`` of the L selected items; by
+durations, the blocks are those of :func:`weighted_bounds`. Contiguous blocks keep each file's
+samples together and let ``python -m pytest_omk merge`` rebuild the one-run order by concatenating
+the shards' reports in shard order.
 """
 
 from __future__ import annotations
@@ -11,11 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 from pytest_omk.errors import ConfigError
 
-T = TypeVar("T")
 _SPEC = re.compile(r"\s*(\d+)\s*/\s*(\d+)\s*")
 
 
@@ -29,11 +28,9 @@ class Shard:
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
 
-    def split(self, items: Sequence[T]) -> tuple[list[T], list[T]]:
-        """``(selected, deselected)``: this shard's block of ``items`` and the rest."""
-        start = (self.index - 1) * len(items) // self.count
-        stop = self.index * len(items) // self.count
-        return list(items[start:stop]), [*items[:start], *items[stop:]]
+    def bounds(self, length: int) -> tuple[int, int]:
+        """``[start, stop)`` of this shard's block of ``length`` items cut by count."""
+        return (self.index - 1) * length // self.count, self.index * length // self.count
 
 
 def parse_shard(spec: str) -> Shard:

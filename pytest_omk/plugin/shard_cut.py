@@ -113,8 +113,7 @@ class ShardCut:
         if self.settings.shard_by == "durations":
             start, stop = weighted_bounds(weights, shard.count)[shard.index - 1]
         else:
-            start = (shard.index - 1) * len(stable) // shard.count
-            stop = shard.index * len(stable) // shard.count
+            start, stop = shard.bounds(len(stable))
         chosen = {id(item) for item in stable[start:stop]}
         self.cut = Cut(
             shard, self.settings.shard_by, stop - start, sum(weights[start:stop]), sum(weights),

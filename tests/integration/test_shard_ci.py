@@ -175,3 +175,29 @@ def test_merge_names_the_order_when_only_the_order_differs(project: pytest.Pytes
     path.write_text(json.dumps(document), encoding="utf-8")
     other = omk_command(project.path, "merge", "shard-1.json", "shard-2.json")
     assert other.returncode == 4 and re.search(r"different sample sets or selections", other.stderr)
+
+
+ADDING_PLUGIN = """
+import pytest
+
+
+def pytest_collection_modifyitems(items):
+    # Reorders and makes an item that was never collected: no stable place to cut it from.
+    first = items[0]
+    items.append(pytest.Function.from_parent(first.parent, name="test_made_up", callobj=first.obj))
+    items.reverse()
+"""
+
+
+def test_an_item_made_after_collection_is_a_usage_error_naming_the_plugin(
+    pytester: pytest.Pytester, omk_run: OmkRun
+) -> None:
+    pytester.makepyfile(test_plain="def test_a():\n    pass\n")
+    pytester.makeconftest(ADDING_PLUGIN)
+    result = omk_run("--omk-shard=1/2", "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    err = result.stderr.str()
+    assert (
+        "--omk-shard cannot cut a stable order: test_plain.py::test_made_up was added after collection" in err
+    )
+    assert "conftest.py" in err and "Traceback" not in err
