@@ -30,6 +30,7 @@ BENCHMARKS = (
     "app_replay",
     "calls",
     "otel",
+    "shards",
 )
 COLUMNS = ("benchmark", "name", "figure", "comparison", "ratio", "target", "met?")
 

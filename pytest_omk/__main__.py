@@ -1,79 +1,30 @@
-"""``python -m pytest_omk``: tools over report files.
+"""``python -m pytest_omk``: tools over report files; each command's parser and body live in its module.
 
-- ``merge report-*.json [-o merged.json]`` merges sharded runs' reports. Exit status as the one run
-  would have had: the worst of the shards' own (a failed ordinary test, a collection or an internal
-  error in any shard counts) and of the merged result (0 when every sample passed and the baseline
-  gate held, 1 when a sample failed or errored or the gate tripped); 4 on unusable input (as a
-  usage error), with one line naming the file and what is wrong.
+- ``merge report-*.json [-o merged.json] [--recordings DIR … --recordings-out DIR]`` merges sharded
+  runs' reports and recordings (:mod:`pytest_omk.report.merge_command`, which says its exit status).
 - ``render REPORT.json [--html PATH] [--markdown PATH]`` writes the HTML report and the Markdown
-  summary of any report file (merged shards included) exactly as the run that wrote it would have;
-  0 when written, 1 when a file could not be written, 4 on unusable input.
+  summary of any report file (merged shards included) exactly as the run that wrote it would have
+  (:mod:`pytest_omk.report.render`).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
-from pytest_omk.errors import ConfigError
 from pytest_omk.report import render
-
-USAGE_ERROR = 4
+from pytest_omk.report.merge_command import add_merge, run_merge
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run a ``python -m pytest_omk`` command; returns its exit status."""
     parser = argparse.ArgumentParser(prog="python -m pytest_omk", description="pytest-omk tools")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    merge = commands.add_parser(
-        "merge",
-        help="merge the --omk-report files of --omk-shard runs into one run's report",
-        description="Merge the JSON reports of all N shards (--omk-shard K/N) into the report one run "
-        "would have written: summary, variants, comparisons, repeats and the baseline gate recomputed.",
-    )
-    merge.add_argument(
-        "reports", nargs="+", type=Path, metavar="REPORT", help="one report per shard, any order"
-    )
-    merge.add_argument(
-        "-o", "--output", type=Path, metavar="PATH", help="write the merged report here (default: stdout)"
-    )
-    merge.add_argument(
-        "--baseline",
-        type=Path,
-        metavar="PATH",
-        help="baseline report (default: the runs' --omk-baseline path)",
-    )
+    add_merge(commands)
     render.add_parser(commands)
     args = parser.parse_args(argv)
-    return _merge(args) if args.command == "merge" else render.run(args)
-
-
-def _merge(args: argparse.Namespace) -> int:
-    from pytest_omk.report.merge import merge_reports
-
-    try:
-        merged = merge_reports(args.reports, baseline=args.baseline)
-    except ConfigError as exc:
-        print(f"pytest-omk merge: {exc}", file=sys.stderr)
-        return USAGE_ERROR
-    text = json.dumps(merged.document, indent=2, ensure_ascii=False) + "\n"
-    if args.output is None:
-        sys.stdout.write(text)
-    else:
-        args.output.parent.mkdir(parents=True, exist_ok=True)
-        args.output.write_text(text, encoding="utf-8")
-    summary = merged.document["summary"]
-    counts = ", ".join(f"{n} {outcome}" for outcome, n in summary["outcomes"].items()) or "no samples"
-    print(
-        f"pytest-omk merge: {len(args.reports)} shards, {summary['samples']} samples: {counts}",
-        file=sys.stderr,
-    )
-    if merged.regression:
-        print(merged.regression, file=sys.stderr)
-    return merged.exit_status
+    return run_merge(args) if args.command == "merge" else render.run(args)
 
 
 if __name__ == "__main__":

@@ -92,6 +92,14 @@ class Settings:
     """ini ``omk_prices``: the user's prices by model name (lower case)."""
     shard: Shard | None = None
     """``--omk-shard K/N``: this run's block of the collected items."""
+    shard_source: str | None = None
+    """``--omk-shard auto``: the CI variables it read (``GitLab CI_NODE_INDEX=2 CI_NODE_TOTAL=4``)."""
+    shard_by: str = "count"
+    """``--omk-shard-by``: blocks of equal ``count`` or equal recorded ``durations``."""
+    durations: str | None = None
+    """``--omk-durations``: the ``.test_durations`` file read for ``--omk-shard-by durations``."""
+    store_durations: str | None = None
+    """``--omk-store-durations``: where this run writes its samples' recorded latency (``None``: not)."""
     status_interval: float = 5.0
     """Seconds between status lines without a terminal (``omk_status_interval``; 0 turns it off)."""
     junit_properties: str = "auto"

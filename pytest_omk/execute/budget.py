@@ -168,6 +168,12 @@ class Budget:
         self._in_flight = 0
         self._exhausted: str | None = None
 
+    def narrow(self, limits: BudgetLimits) -> None:
+        """Set this process's caps to ``limits`` before its first call (a shard's part of the run's
+        caps is known once the items are collected; an app's gateway holds the budget before)."""
+        with self._lock:
+            self.limits = limits
+
     def admit(self) -> None:
         """Before a live call is sent: count it in flight, or raise :class:`BudgetExhausted`."""
         with self._lock:

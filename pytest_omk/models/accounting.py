@@ -47,6 +47,8 @@ class CallRecord:
     app_calls: tuple[int, int] | None = None
     """An app under test's answer: the ``(live, replayed)`` model calls it made while it answered,
     counted instead of the app's own run (it always runs); tokens and cost are what it reported."""
+    latency_ms: float | None = None
+    """How long the answer took: measured when live, as recorded when replayed (``--omk-store-durations``)."""
 
     @property
     def live(self) -> bool:
@@ -70,6 +72,7 @@ class CallRecord:
             output_tokens=result.outputTokens,
             cost_usd=result.costUSD,
             app_calls=None if app is None else (app.live, app.replayed),
+            latency_ms=result.latencyMs,
         )
 
 

@@ -34,7 +34,7 @@ class ReportConfig(_WithOptionalKeys):
         "executor", "executorSource", "executorNote", "model", "judge", "judgeModel", "rubricThreshold", "minComposite", "strict",
         "recordMode", "concurrency", "retries", "timeout", "variants", "repeat", "minPassRate",
         "baseline", "failOnRegression", "judgeTemplates", "shard", "repeatAuto", "changed", "budgetUSD",
-        "budgetTokens", "mutate", "judgeResponseFormat", "maxTokens", "prices",
+        "budgetTokens", "mutate", "judgeResponseFormat", "maxTokens", "prices", "shardBy",
     )  # fmt: skip
 
     executor: str | None = None
@@ -75,6 +75,9 @@ class ReportConfig(_WithOptionalKeys):
     """--omk-max-tokens: the most tokens of each answer (null: not sent)."""
     prices: dict[str, list[Number]] = Field(default_factory=dict)
     """ini omk_prices: USD per million tokens by model (input, output, and cached input when given)."""
+    shardBy: Literal["count", "durations"] = "count"
+    """--omk-shard-by: blocks of equal item counts or of equal recorded latency (every shard of one
+    run cut the same way; merge refuses a mix)."""
 
 
 class SummaryMeans(_Record):

@@ -53,17 +53,14 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[masked_key] = lambda text: session.calls.scrubber.masked(text)
     config.pluginmanager.register(session, "omk-session")
     config.pluginmanager.register(session.collection, "omk-collection")
+    _register_sharding(config, session)
     config.pluginmanager.register(session.usage_errors, "omk-usage-errors")
     config.pluginmanager.register(session.reports, "omk-item-reports")
     from pytest_omk.plugin.xdist.status import register as register_xdist_status
 
     register_xdist_status(config, session.calls.progress, settings.status_interval)
     _register_reporting(config, session)
-    if settings.known_failures == "xfail" and settings.baseline:
-        from pytest_omk.plugin.known_failures import KnownFailures
-
-        config.pluginmanager.register(KnownFailures(config, settings.baseline), "omk-known-failures")
-    register_otel(config, settings, lambda: session.calls.scrubber)
+    _register_outcome_features(config, session)
     # pytest-html is loaded whenever it is installed; only a run writing its page (``--html``)
     # needs the columns and extras, which otherwise cost an HTML rendering per sample.
     if (
@@ -86,9 +83,31 @@ def pytest_configure(config: pytest.Config) -> None:
     _register_explicit_samples(config, session)
 
 
+def _register_outcome_features(config: pytest.Config, session: OmkSession) -> None:
+    """``--omk-known-failures`` (outcomes against the baseline) and ``--omk-otel`` (the trace)."""
+    settings = session.settings
+    if settings.known_failures == "xfail" and settings.baseline:
+        from pytest_omk.plugin.known_failures import KnownFailures
+
+        config.pluginmanager.register(KnownFailures(config, settings.baseline), "omk-known-failures")
+    register_otel(config, settings, lambda: session.calls.scrubber)
+
+
+def _register_sharding(config: pytest.Config, session: OmkSession) -> None:
+    """Where ``--omk-shard`` cuts, and the ``--omk-store-durations`` book (see docs/scaling.md)."""
+    config.pluginmanager.register(session.collection.shard_cut, "omk-shard-cut")
+    if session.settings.store_durations:
+        from pytest_omk.plugin.durations_book import DurationsBook
+
+        book = DurationsBook(config, Path(session.settings.store_durations))
+        book.listen(session.launcher)
+        config.pluginmanager.register(book, "omk-durations")
+
+
 def _register_reporting(config: pytest.Config, session: OmkSession) -> None:
     """The controller's record collector and its spending book; a worker's budget ledger."""
-    budget, settings = session.calls.budget, session.settings
+    # The budget is built on first use, after collection: a shard's part of the caps needs its cut.
+    calls, settings = session.calls, session.settings
     if not hasattr(config, "workerinput"):
         from pytest_omk.plugin.xdist.prefetch import DeepQueues
 
@@ -96,15 +115,15 @@ def _register_reporting(config: pytest.Config, session: OmkSession) -> None:
         # One feature, one plugin object: the records are gathered and published by the controller.
         from pytest_omk.plugin.savings import SavingsBook
 
-        savings = SavingsBook(settings, lambda: budget.spend() if budget is not None else None)
+        savings = SavingsBook(settings, lambda: calls.budget.spend() if calls.budget is not None else None)
         config.pluginmanager.register(savings, "omk-savings")
         collector = RecordCollector(config, settings, savings)
         config.stash[record_collector_key] = collector
         config.pluginmanager.register(collector, "omk-records")
-    elif budget is not None:
+    elif settings.budget_usd is not None or settings.budget_tokens is not None:
         from pytest_omk.plugin.savings import WorkerSpend
 
-        config.pluginmanager.register(WorkerSpend(config, budget), "omk-worker-spend")
+        config.pluginmanager.register(WorkerSpend(config, lambda: calls.budget), "omk-worker-spend")
 
 
 def _checked_settings(config: pytest.Config) -> Settings:

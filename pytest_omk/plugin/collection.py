@@ -24,8 +24,10 @@ import pytest
 from pytest_omk._util.visible import visible
 from pytest_omk.config.settings import Settings
 from pytest_omk.errors import ConfigError
+from pytest_omk.execute.budget import BudgetLimits
 from pytest_omk.plugin.gc_policy import collector_paused, freeze_survivors
 from pytest_omk.plugin.safety import check_caps, sandbox_notice, scrub_report
+from pytest_omk.plugin.shard_cut import ShardCut
 from pytest_omk.recordings.modes import running_in_ci
 
 NO_EXECUTOR = "no executor configured (set --omk-executor or omk_executor)"
@@ -62,6 +64,8 @@ class CollectionHooks:
         """How many sample items were collected (a large run freezes what it keeps at its end)."""
         self.digest: dict[str, Any] | None = None
         """``{"items", "digest"}`` of the selected items before a shard's cut (when a report is written)."""
+        self.shard_cut = ShardCut(settings)
+        """Where ``--omk-shard`` cuts (registered as its own plugin object, ``omk-shard-cut``)."""
         self._recordings_root = (
             (settings.rootdir / settings.recordings).resolve() if settings.recordings else None
         )
@@ -91,17 +95,18 @@ class CollectionHooks:
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         # Before the shard is cut: every shard of one run collects the same items, and the JSON
         # report says which (``merge`` refuses shards of different collections).
+        # In collection order, whatever a plugin (pytest-randomly) reordered: see plugin/shard_cut.py.
+        stable = self.shard_cut.stable(config, items) if self.settings.shard is not None else items
+        # Last, so that the shard is cut from what -k, -m and --lf left: blocks stay even.
+        self.shard_cut.apply(config, items, stable)
         if self.settings.report:
-            self.digest = collection_digest(items, self._is_sample, Path(config.rootpath))
+            self.digest = collection_digest(stable, self._is_sample, Path(config.rootpath))
+            if self.shard_cut.cut is not None:
+                limits = BudgetLimits(self.settings.budget_usd, self.settings.budget_tokens)
+                self.digest["shard"] = self.shard_cut.cut.as_dict(limits)
             output = getattr(config, "workeroutput", None)
             if isinstance(output, dict):
                 output[DIGEST_KEY] = self.digest
-        # Last, so that the shard is cut from what -k, -m and --lf left: blocks stay even.
-        if self.settings.shard is not None:
-            selected, deselected = self.settings.shard.split(items)
-            if deselected:
-                config.hook.pytest_deselected(items=deselected)
-                items[:] = selected
         # After the shard's cut: each shard reports the carried samples of its own block.
         carried = self._carry(items)
         if carried:
@@ -142,19 +147,28 @@ def collection_digest(
 ) -> dict[str, Any]:
     """The selected items' node ids and the bytes of their sample files, hashed: equal for every
     shard of one run, different for another selection or an edited sample file."""
-    hasher = hashlib.sha256()
+    ordered, members = hashlib.sha256(), hashlib.sha256()
     files: set[Path] = set()
     for item in items:
-        hasher.update(item.nodeid.encode("utf-8", "surrogatepass") + b"\n")
+        ordered.update(item.nodeid.encode("utf-8", "surrogatepass") + b"\n")
         if is_sample(item):
             files.add(item.path)
+    # The same items in any order: merge tells "another order" from "another selection" by it.
+    for nodeid in sorted(item.nodeid for item in items):
+        members.update(nodeid.encode("utf-8", "surrogatepass") + b"\n")
     for path in sorted(files):
         try:
             content = hashlib.sha256(path.read_bytes()).hexdigest()
         except OSError:
             content = "unreadable"
-        hasher.update(f"{os.path.relpath(path, rootdir)}\0{content}\n".encode("utf-8", "surrogatepass"))
-    return {"items": len(items), "digest": f"sha256:{hasher.hexdigest()}"}
+        line = f"{os.path.relpath(path, rootdir)}\0{content}\n".encode("utf-8", "surrogatepass")
+        ordered.update(line)
+        members.update(line)
+    return {
+        "items": len(items),
+        "digest": f"sha256:{ordered.hexdigest()}",
+        "members": f"sha256:{members.hexdigest()}",
+    }
 
 
 def check_sample_file(

@@ -18,10 +18,10 @@ import pytest
 from pytest_omk.compare.variants import Variant, parse_variants
 from pytest_omk.config.converters import Converter, boolean, choice, integer, number, repeat_count, text
 from pytest_omk.config.settings import Settings
-from pytest_omk.config.shard import parse_shard
 from pytest_omk.errors import ConfigError
 from pytest_omk.execute.pricing import PRICE_LINE, parse_prices
 from pytest_omk.judge.score_schema import JUDGE_RESPONSE_FORMATS
+from pytest_omk.plugin.shard_options import add_store_durations, shard_values
 from pytest_omk.recordings.modes import RECORD_MODES, choose_mode
 
 ListKind = Literal["paths", "args"]
@@ -132,7 +132,12 @@ OPTIONS: tuple[Option, ...] = (
            "list the samples whose checks catch none", False, boolean),
     Option("--omk-mutate-seed", "seed of --omk-mutate's mutants", 0, integer(0), _N),
     Option("--omk-shard", "run only the K-th of N equal, contiguous blocks of the collected items "
-           "(CI matrices; merge the shards' reports with python -m pytest_omk merge)", metavar="K/N"),
+           "(CI matrices; merge the shards' reports with python -m pytest_omk merge), or auto: K and N from the "
+           "CI's parallel-job variables (docs/scaling.md)", metavar="K/N"),
+    Option("--omk-shard-by", "how --omk-shard cuts the blocks: count (equal numbers of items) or durations "
+           "(equal recorded latency, from --omk-durations)", "count", choice("count", "durations"), "HOW"),
+    Option("--omk-durations", "a .test_durations file (pytest-split's JSON: node id to seconds) weighing the "
+           "samples for --omk-shard-by durations (default: .test_durations in the rootdir)"),
     Option("omk_url_allow_hosts", "hosts exempt from the private-address block", cli=False, listing="args"),
     Option("omk_executor_capabilities", "what a command executor supports (e.g. mocks)", cli=False, listing="args"),
     Option("--omk-app-record", "an app under test (python:, hook, omk_app fixture, command) runs for every "
@@ -184,6 +189,7 @@ def add_options(parser: pytest.Parser) -> None:
             if opt.listing:
                 kwargs["action"] = "append"
         group.addoption(opt.flag, **kwargs)
+    add_store_durations(parser)
 
 
 def _value(config: pytest.Config, opt: Option) -> Any:
@@ -221,10 +227,7 @@ def settings_from_config(config: pytest.Config) -> Settings:
     values["agent_env"] = _variable_names(values["agent_env"] or ())
     values["variants"] = _variants(config, values.pop("variant") or ())
     values["record_mode"], values["record_mode_note"] = _record_mode(config)
-    try:
-        values["shard"] = parse_shard(values["shard"]) if values["shard"] else None
-    except ConfigError as exc:
-        raise pytest.UsageError(f"omk: {exc}") from None
+    values.update(shard_values(config, values))
     if values["fail_on_regression"] is not None and not values["baseline"]:
         raise pytest.UsageError(
             "omk: --omk-fail-on-regression needs --omk-baseline (the report to compare with)"

@@ -213,13 +213,16 @@ class WorkerSpend:
     """On an xdist worker: send what its live calls spent under the budget to the controller,
     whose record collector adds the workers' ledgers up."""
 
-    def __init__(self, config: pytest.Config, budget: Budget) -> None:
+    def __init__(self, config: pytest.Config, budget: Callable[[], Budget | None]) -> None:
         self.config = config
         self.budget = budget
+        """The worker's budget, built on first use (after collection: a shard's part needs its cut)."""
 
     def pytest_sessionfinish(self) -> None:
         """Put the ledger in the worker's output (sent with its last message)."""
-        self.config.workeroutput["omk_spend"] = self.budget.spend().as_dict()  # type: ignore[attr-defined]
+        budget = self.budget()
+        if budget is not None:
+            self.config.workeroutput["omk_spend"] = budget.spend().as_dict()  # type: ignore[attr-defined]
 
 
 class SavingsBook:

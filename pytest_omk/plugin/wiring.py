@@ -173,9 +173,10 @@ class CallWiring:
     @cached_property
     def budget(self) -> Budget | None:
         """The run's spending cap (an xdist worker's share of it); ``None`` without one."""
-        from pytest_omk.execute.budget import Budget, BudgetLimits
+        from pytest_omk.execute.budget import Budget
+        from pytest_omk.plugin.shard_cut import shard_limits  # a shard's part of the caps (weighted)
 
-        limits = BudgetLimits(self.settings.budget_usd, self.settings.budget_tokens)
+        limits = shard_limits(self.config, self.settings)
         if not limits.active:
             return None
         workers = int(getattr(self.config, "workerinput", {}).get("workercount", 1)) if self.is_worker else 1

@@ -47,6 +47,7 @@ def config_section(settings: Settings) -> dict[str, Any]:
         "judgeResponseFormat": settings.judge_response_format,
         "maxTokens": settings.max_tokens,
         "prices": {name: _amounts(price) for name, price in settings.prices.items()},
+        "shardBy": settings.shard_by,
     }
 
 

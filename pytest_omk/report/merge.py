@@ -19,6 +19,7 @@ from pytest_omk.config.shard import Shard, parse_shard
 from pytest_omk.errors import ConfigError
 from pytest_omk.loading.report_file import read_valid_report
 from pytest_omk.report.json_report import build_document
+from pytest_omk.report.merge_budget import merged_budget
 from pytest_omk.report.recompute import recomputed_outcome, worse
 from pytest_omk.report.shard_checks import check_same_collection, check_shard, worst_exit
 from pytest_omk.report.terminal import summarize
@@ -33,6 +34,8 @@ class Merged:
     document: dict[str, Any]
     regression: str | None
     """The baseline gate's message when it tripped (``--omk-fail-on-regression``)."""
+    stopped: tuple[str, ...] = ()
+    """The shards that stopped on their part of the budget (``"2/4 (3 samples not run)"``)."""
 
     @property
     def failed(self) -> bool:
@@ -113,7 +116,12 @@ def merge_reports(paths: Sequence[Path], *, baseline: Path | None = None, cwd: P
                 raise ConfigError(f"{sample['nodeid']} is in both {seen[sample['nodeid']]} and {path}")
             seen[sample["nodeid"]] = path
     base = cwd or Path.cwd()
-    config = {**reports[0][1]["config"], "shard": None}
+    # One run's configuration: no shard, and so no way of cutting shards either.
+    config = {
+        **reports[0][1]["config"],
+        "shard": None,
+        **({"shardBy": "count"} if "shardBy" in reports[0][1]["config"] else {}),
+    }
     for row in rows:
         # Recomputed from the readings: a shard's stated outcome is never trusted to be green.
         row["outcome"] = worse(row.get("outcome"), recomputed_outcome(row, config))
@@ -129,11 +137,14 @@ def merge_reports(paths: Sequence[Path], *, baseline: Path | None = None, cwd: P
         baseline_path=config.get("baseline") or "",
         threshold=config.get("failOnRegression"),
     )
-    document = build_document(rows, summarize(rows), config, analysis, python=reports[0][1].get("python"))
+    budget, stopped = merged_budget(reports)
+    totals = {**summarize(rows), **({"budget": budget} if budget else {})}
+    document = build_document(rows, totals, config, analysis, python=reports[0][1].get("python"))
     regression = regression_message(analysis["baseline"] or {})
     document.update(merge_run_fields([doc for _, doc in reports], gate_tripped=regression is not None))
-    document["collection"] = reports[0][1]["collection"]
-    return Merged(document, regression)
+    # One run's collection: this shard's cut is no part of it.
+    document["collection"] = {k: v for k, v in reports[0][1]["collection"].items() if k != "shard"}
+    return Merged(document, regression, tuple(stopped))
 
 
 def merge_run_fields(documents: Sequence[Mapping[str, Any]], *, gate_tripped: bool) -> dict[str, Any]:

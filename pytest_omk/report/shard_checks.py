@@ -53,11 +53,25 @@ def check_same_collection(reports: Sequence[tuple[Path, Mapping[str, Any]]]) -> 
     first_path, first = reports[0]
     expected = _digest(first_path, first)
     for path, document in reports[1:]:
-        if _digest(path, document) != expected:
+        if _digest(path, document) == expected:
+            continue
+        if _members(document) is not None and _members(document) == _members(first):
             raise ConfigError(
-                f"{path} and {first_path} come from different sample sets or selections (their "
-                "collection digests differ): merge the shards of one run only"
+                f"{path} and {first_path} ran the same items in a different order (their collection "
+                "digests differ, their members do not): a plugin reordered the collection before the "
+                "shard was cut (pytest-randomly or the like, in a pytest-omk without the stable cut); "
+                "re-run the shards with one pytest-omk version, or with -p no:randomly"
             )
+        raise ConfigError(
+            f"{path} and {first_path} come from different sample sets or selections (their "
+            "collection digests differ): merge the shards of one run only"
+        )
+
+
+def _members(document: Mapping[str, Any]) -> str | None:
+    collection = document.get("collection")
+    members = collection.get("members") if isinstance(collection, dict) else None
+    return members if isinstance(members, str) else None
 
 
 def _digest(path: Path, document: Mapping[str, Any]) -> str:

@@ -53,6 +53,8 @@ class Launcher:
         """The started samples' model calls by item id (every call, the judge's too), until taken."""
         self.ledger = RunLedger()
         """Every model call this process made, summed by role: what the run has used so far."""
+        self.on_forget: Callable[[str, CallLog], None] | None = None
+        """Told each call log as it is dropped (``--omk-store-durations`` sums its latency)."""
 
     def runner(self) -> CallRunner:
         """The call loop, started on first use."""
@@ -117,7 +119,9 @@ class Launcher:
         """Drop a sample's future and call log: its item holds the result now, or a rerun will
         start afresh."""
         self.futures.pop(key, None)
-        self.logs.pop(key, None)
+        log = self.logs.pop(key, None)
+        if log is not None and self.on_forget is not None:
+            self.on_forget(key, log)
 
     def cancel_pending(self) -> None:
         """Cancel every call not finished yet (``-x``, Ctrl-C, end of the run loop)."""

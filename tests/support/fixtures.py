@@ -31,6 +31,15 @@ OmkRun = Callable[..., pytest.RunResult]
 
 
 @pytest.fixture
+def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    """pytest's ``pytester`` with pytest-randomly off in the runs it makes, as it is in this suite
+    (``-p no:randomly`` in the addopts): a test that wants it says ``-p randomly`` on its command
+    line. pytester clears ``PYTEST_ADDOPTS`` as it starts; the runs then read this one."""
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-p no:randomly")
+    return pytester
+
+
+@pytest.fixture
 def omk_run(pytester: pytest.Pytester) -> OmkRun:
     """``omk_run(*args, subprocess=False, record_mode="off", ci=None)``: :func:`run_pytest` in the
     pytester dir, recordings off unless the test gives a record mode."""

@@ -12,8 +12,10 @@ from pathlib import Path
 
 import pytest
 
-QUIET_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:anyio")
-"""Plugins a nested pytest run does not need (hypothesis alone costs about a second per start)."""
+QUIET_PLUGINS = ("-p", "no:hypothesispytest", "-p", "no:anyio", "-p", "no:randomly")
+"""Plugins a nested pytest run does not need (hypothesis alone costs about a second per start;
+pytest-randomly, installed for the sharding tests, would reorder and reseed the run: a test that
+wants it passes ``-p randomly``, which comes later on the command line and wins)."""
 IN_PROCESS_WARNINGS = ("-W", "ignore::pytest.PytestAssertRewriteWarning")
 """pytest_omk is already imported by the outer session, so a run in process cannot rewrite it."""
 
