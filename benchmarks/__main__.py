@@ -20,7 +20,17 @@ from types import FrameType
 
 from benchmarks import _support as s
 
-BENCHMARKS = ("startup", "collection", "grading", "concurrency", "judge", "replay", "app_replay", "calls")
+BENCHMARKS = (
+    "startup",
+    "collection",
+    "grading",
+    "concurrency",
+    "judge",
+    "replay",
+    "app_replay",
+    "gateway",
+    "calls",
+)
 COLUMNS = ("benchmark", "name", "figure", "comparison", "ratio", "target", "met?")
 
 

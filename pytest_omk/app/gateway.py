@@ -116,6 +116,11 @@ class ModelGateway:
         self._server.saturated = self.runs.saturated
         self._client: httpx.AsyncClient | None = None
 
+    @property
+    def secret(self) -> str:
+        """The per-process secret of every route (scrubbed from every sink like a key)."""
+        return self._secret
+
     def start(self) -> None:
         """Listen on a free loopback port; httpx clients in this process skip the socket."""
         self._server.start()

@@ -59,8 +59,8 @@ class LiveApp(ExecutorDefaults):
 
     @property
     def secrets(self) -> tuple[str, ...]:
-        """The app's secrets."""
-        return self.app.secrets
+        """The app's secrets, and the gateway's (in its base URL, so in an app's HTTP errors)."""
+        return (*self.app.secrets, self.gateway.secret)
 
     @property
     def id(self) -> str:

@@ -62,11 +62,13 @@ class LoopbackServer:
         """Connections accepted so far (requests answered in process open none)."""
         self.saturated: Callable[[str], None] | None = None
         """Told why when a connection is turned away because every allowed one is busy."""
+        self.pool = Connections(self)
+        """The open connections (and which of them wait for a request head)."""
 
     def start(self) -> int:
         """Bind and serve; returns the port."""
         self._thread.start()
-        self._server = self.run(asyncio.start_server(Connections(self).serve, "127.0.0.1", 0))
+        self._server = self.run(asyncio.start_server(self.pool.serve, "127.0.0.1", 0))
         self.port = int(self._server.sockets[0].getsockname()[1])
         return self.port
 
