@@ -73,5 +73,29 @@ def without_userinfo(text: str) -> str:
 
 
 def unsafe_headers(headers: dict[str, str]) -> list[str]:
-    """The names of headers whose name or value holds a control character (never written)."""
-    return [name for name, value in headers.items() if _UNSAFE_HEADER.search(f"{name}{value}")]
+    """The names of headers whose name or value holds a control character or is not Latin-1 (never
+    written)."""
+    return [
+        name
+        for name, value in headers.items()
+        if _UNSAFE_HEADER.search(f"{name}{value}")
+        or (not f"{name}{value}".isascii() and _not_latin1(name + value))
+    ]
+
+
+def _not_latin1(text: str) -> bool:
+    try:
+        text.encode("latin-1")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def written(response: HttpResponse) -> HttpResponse:
+    """``response`` as it may be written: a header holding CR, LF or another control character
+    (a recording's content type, say) would split the answer, so it is refused with a 500."""
+    bad = unsafe_headers(response.headers)
+    if not bad:
+        return response
+    message = f"pytest-omk refused to write the header {bad[0]!r}: it holds a control character"
+    return HttpResponse(500, message.encode(), {"content-type": "text/plain; charset=utf-8"})

@@ -1,10 +1,11 @@
 """A small HTTP/1.1 server on 127.0.0.1, with its own event loop on a daemon thread.
 
-What the model gateway (:mod:`pytest_omk.app.gateway`) listens with. The HTTP itself is h11's
-(:mod:`pytest_omk.app.connection`): a sans-IO parser that bounds an incomplete head and refuses
-CR, LF and controls in header names and values, in what it reads and in what it writes. This module
-keeps the listener, its limits (a cap on open connections, deadlines for a request's head, its
-body and an idle kept-alive connection) and the handler's answer. Its loop is its own, not the
+What the model gateway (:mod:`pytest_omk.app.gateway`) listens with. Its connections speak a
+small, strict HTTP/1.1 (:mod:`pytest_omk.app.connection`, which says why not h11's): it bounds a
+head, refuses CR, LF and controls in header names and values, in what it reads and in what it
+writes, and any ambiguous body framing. This module keeps the listener, its limits (a cap on open
+connections, deadlines for a request's head, its body and an idle kept-alive connection) and the
+handler's answer. Its loop is its own, not the
 call loop's: an ``async`` app that calls a blocking client would otherwise stop the very loop that
 must answer it. No pytest here.
 """
@@ -21,14 +22,15 @@ from typing import Any, TypeVar
 from pytest_omk.app.connection import Connections
 from pytest_omk.app.messages import (
     MAX_BODY_BYTES,
+    MAX_HEAD_BYTES,
     Guard,
     Handler,
     HttpRequest,
     HttpResponse,
     Limits,
     Quick,
-    unsafe_headers,
     without_userinfo,
+    written,
 )
 
 T = TypeVar("T")
@@ -68,7 +70,7 @@ class LoopbackServer:
     def start(self) -> int:
         """Bind and serve; returns the port."""
         self._thread.start()
-        self._server = self.run(asyncio.start_server(self.pool.serve, "127.0.0.1", 0))
+        self._server = self.run(asyncio.start_server(self.pool.serve, "127.0.0.1", 0, limit=MAX_HEAD_BYTES))
         self.port = int(self._server.sockets[0].getsockname()[1])
         return self.port
 
@@ -122,7 +124,7 @@ class LoopbackServer:
     def refusal(self, request: HttpRequest) -> HttpResponse | None:
         """The guard's refusal of ``request`` by its head, or ``None`` (no guard: none)."""
         refused = None if self.guard is None else self.guard(request)
-        return None if refused is None else _written(refused)
+        return None if refused is None else written(refused)
 
     def respond_here(self, request: HttpRequest) -> HttpResponse | None:
         """The quick answer to ``request``, made on the caller's thread (a client in this process,
@@ -136,7 +138,7 @@ class LoopbackServer:
             answer = self._quick(request)
         except Exception:  # whatever went wrong, the loop's path answers it as it always did
             return None
-        return None if answer is None else _written(answer)
+        return None if answer is None else written(answer)
 
     async def respond(self, request: HttpRequest, *, guarded: bool = False) -> HttpResponse:
         """The handler's answer to ``request`` (``guarded``: its head has passed the guard already);
@@ -147,17 +149,7 @@ class LoopbackServer:
         if len(request.body) > MAX_BODY_BYTES:
             return HttpResponse(413, f"request body over {MAX_BODY_BYTES} bytes".encode())
         try:
-            return _written(await self._handler(request))
+            return written(await self._handler(request))
         except Exception as exc:  # a bug must reach the app as an answer, not as a dropped connection
             message = without_userinfo(f"pytest-omk gateway error: {type(exc).__name__}: {exc}")
             return HttpResponse(500, message.encode())
-
-
-def _written(response: HttpResponse) -> HttpResponse:
-    """``response`` as it may be written: a header holding CR, LF or another control character
-    (a recording's content type, say) would split the answer, so it is refused with a 500."""
-    bad = unsafe_headers(response.headers)
-    if not bad:
-        return response
-    message = f"pytest-omk refused to write the header {bad[0]!r}: it holds a control character"
-    return HttpResponse(500, message.encode(), {"content-type": "text/plain; charset=utf-8"})

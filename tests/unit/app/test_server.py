@@ -77,6 +77,17 @@ def test_expect_100_continue_is_answered(server: tuple[LoopbackServer, list[Http
         (b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: x\r\n\r\n", b"400"),
         (b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 999999999999\r\n\r\n", b"413"),
         (b"GET / HTTP/1.1\r\nHost: x\r\nX: " + b"a" * 200_000 + b"\r\n\r\n", b"431"),
+        # What could smuggle a second request past the gateway, or split a header, is refused.
+        (b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n", b"400"),
+        (b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: gzip, chunked\r\n\r\n", b"400"),
+        (b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nok", b"400"),
+        (b"POST / HTTP/1.1\r\nHost: x\r\nX-A: 1\nX-B: 2\r\n\r\n", b"400"),
+        (b"POST / HTTP/1.1\r\nHost: x\r\nX-A: a\x00b\r\n\r\n", b"400"),
+        (b"POST / HTTP/1.1\r\nHost: x\r\nX-A: a\r\n folded\r\n\r\n", b"400"),
+        (b"POST / HTTP/1.1\r\nHost: x\r\nBad Name: a\r\n\r\n", b"400"),
+        (b"POST /\x7f HTTP/1.1\r\nHost: x\r\n\r\n", b"400"),
+        (b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nokXX0\r\n\r\n", b"400"),
+        (b"POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n-2\r\nok\r\n0\r\n\r\n", b"400"),
     ],
 )
 def test_what_cannot_be_read_is_refused_and_the_connection_closed(
