@@ -79,8 +79,7 @@ class RecordingStore:
         self._tree = RecordingTree(self.directory or Path())
         self._index = RecordingIndex(self._tree) if self.directory is not None else None
         self._reader = DocumentReader(mode, self._warn, self._tree)
-        self.checks: dict[str, Check] = {}
-        """Per kind, why a found result is unusable (``None``: usable): then as a corrupt file."""
+        self.checks: dict[str, Check] = {}  # per kind: why a found result is unusable (as a corrupt file)
         # ``once``: recordings made before the run started (under xdist: the controller's start).
         self.started_ns = time.time_ns() if started_ns is None else started_ns
 
@@ -281,9 +280,8 @@ class RecordingStore:
         key = recording_key(kind, identity)
         stored = functools.cache(lambda: json.loads(canonical_json(self._paths.stored(identity))))
         wanted = Wanted(kind, key, identity, stored)
-        found = self._reader.find(
-            self._paths.path_name(kind, key, label), wanted, lambda: self._listing(kind).get(key[:16], ())
-        )
+        where = self._paths.path_name(kind, key, label)
+        found = self._reader.find(where, wanted, lambda: self._listing(kind).get(key[:16], ()))
         return self._reader.checked(found, self.checks.get(kind))
 
     def _after_write(self, kind: str, key: str, path: Path) -> None:

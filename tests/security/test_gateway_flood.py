@@ -87,6 +87,7 @@ sys.exit(pytest.main(sys.argv[1:]))
 
 
 @pytest.mark.probe("local process")
+@pytest.mark.multiprocess
 def test_slowloris_under_a_low_descriptor_limit_leaves_the_run_and_its_report_whole(
     pytester: pytest.Pytester, fake_llm: FakeLLM
 ) -> None:
