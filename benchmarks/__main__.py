@@ -28,6 +28,7 @@ BENCHMARKS = (
     "judge",
     "replay",
     "app_replay",
+    "gateway",
     "calls",
     "otel",
     "shards",

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -27,6 +28,9 @@ SDK telemetry, retry counts) is left out of the key and never stored."""
 
 KEPT_RESPONSE_HEADERS = ("content-type",)
 _TEXT_TYPES = ("json", "text/", "event-stream", "xml")
+_TOKEN = r"[A-Za-z0-9!#$%&'*+.^_`|~-]+"
+_CONTENT_TYPE = re.compile(rf'{_TOKEN}/{_TOKEN}(?: *; *{_TOKEN}=(?:{_TOKEN}|"[^"\x00-\x1f\x7f]*"))* *')
+"""A plain ``type/subtype; name=value`` media type: nothing a header line could be split with."""
 
 
 def request_body(raw: bytes, content_type: str) -> Any:
@@ -82,12 +86,25 @@ def stored_answer(status: int, headers: Mapping[str, str], body: bytes) -> dict[
     return answer
 
 
-def replayed_answer(answer: Mapping[str, Any]) -> tuple[int, dict[str, str], bytes]:
-    """Status, headers and body to send back for a recording's ``result``."""
+def answer_problem(answer: Mapping[str, Any]) -> str | None:
+    """Why a recording's ``result`` cannot be sent back as an HTTP answer, or ``None``. Recorded
+    headers are data: a status outside 200-599 or a content type that is not a plain media type (a
+    CR LF in it would add headers of the file's choosing to the app's answer) is refused."""
     status = answer.get("status")
     content_type = answer.get("contentType")
-    if not isinstance(status, int) or not isinstance(content_type, str):
-        raise ValueError('lacks an integer "status" or a string "contentType"')
+    if not isinstance(status, int) or isinstance(status, bool) or not 200 <= status <= 599:
+        return f"has result.status {status!r} (allowed: an integer from 200 to 599)"
+    if not isinstance(content_type, str) or (content_type and not _CONTENT_TYPE.fullmatch(content_type)):
+        return f"has result.contentType {content_type!r} (allowed: a plain type/subtype; name=value)"
+    return None
+
+
+def replayed_answer(answer: Mapping[str, Any]) -> tuple[int, dict[str, str], bytes]:
+    """Status, headers and body to send back for a recording's ``result``."""
+    problem = answer_problem(answer)
+    if problem is not None:
+        raise ValueError(problem)
+    status, content_type = answer["status"], answer["contentType"]
     if "json" in answer:
         body = json.dumps(answer["json"], ensure_ascii=False).encode("utf-8")
     elif isinstance(answer.get("text"), str):

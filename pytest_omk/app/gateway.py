@@ -9,13 +9,15 @@ record mode, like the built-in executors' calls, and a live call goes on to the 
 :mod:`pytest_omk.app.calls`; which sample a call belongs to:
 :mod:`pytest_omk.app.runs`. No pytest here.
 
-Routes: ``/<run>/<api>/<provider path>``, where ``<run>`` is ``_`` (the process-wide URL) or a
-run's token, and ``<api>`` is ``openai`` or ``anthropic``.
+Routes: ``/<secret>/<run>/<api>/<provider path>``, where ``<secret>`` is the process's (see
+:mod:`pytest_omk.app.admission`: a request without it, or naming no open run, is refused before its
+body is read), ``<run>`` is ``_`` (the process-wide URL) or a run's token, and ``<api>`` is
+``openai`` or ``anthropic``. A miss's explanation goes to its run's report, never into the HTTP
+answer, and no message spells an upstream URL with its userinfo.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -24,17 +26,20 @@ from urllib.parse import urlsplit
 import httpx
 
 from pytest_omk.app import in_process
+from pytest_omk.app.admission import SHARED_ROUTE, Admission, error, new_secret, route_of
 from pytest_omk.app.calls import (
     KEPT_RESPONSE_HEADERS,
     KIND,
+    answer_problem,
     call_identity,
     repeat_key,
     replayed_answer,
     request_body,
     stored_answer,
 )
+from pytest_omk.app.messages import HttpRequest, HttpResponse, Limits, without_userinfo
 from pytest_omk.app.runs import UNATTRIBUTED, AppRun, AppRuns
-from pytest_omk.app.server import HttpRequest, HttpResponse, LoopbackServer
+from pytest_omk.app.server import LoopbackServer
 from pytest_omk.errors import BudgetExhausted, ReplayMissError
 from pytest_omk.execute import anthropic, openai
 from pytest_omk.execute.pricing import PriceBook
@@ -46,7 +51,6 @@ if TYPE_CHECKING:
 
 DEFAULT_UPSTREAMS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
 ENV_NAMES = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
-SHARED_ROUTE = "_"
 _HOP_BY_HOP = frozenset(
     {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "host", "content-length",
      "accept-encoding", "proxy-authorization", "proxy-connection"}
@@ -91,8 +95,10 @@ class ModelGateway:
         keys: Mapping[str, str] | None = None,
         budget: Budget | None = None,
         prices: PriceBook | None = None,
+        limits: Limits | None = None,
     ) -> None:
         self.store = store
+        store.checks[KIND] = answer_problem
         self.upstreams = dict(upstreams)
         self.timeout = timeout
         self.keys = dict(keys or {})
@@ -101,8 +107,20 @@ class ModelGateway:
         """The run's spending cap: a live call of the app asks it first, as the executors' calls do."""
         self.prices = prices or PriceBook()
         self.runs = AppRuns()
-        self._server = LoopbackServer(self.handle, quick=self.replay_now)
+        self._secret = new_secret()
+        admission = Admission(
+            self._secret, lambda: self._server.port, lambda token: self.runs.named(token) is not None
+        )
+        self._server = LoopbackServer(
+            self.handle, quick=self.replay_now, guard=admission.refusal, limits=limits
+        )
+        self._server.saturated = self.runs.saturated
         self._client: httpx.AsyncClient | None = None
+
+    @property
+    def secret(self) -> str:
+        """The per-process secret of every route (scrubbed from every sink like a key)."""
+        return self._secret
 
     def start(self) -> None:
         """Listen on a free loopback port; httpx clients in this process skip the socket."""
@@ -112,7 +130,7 @@ class ModelGateway:
     def env(self, run: AppRun | None = None) -> dict[str, str]:
         """``OPENAI_BASE_URL`` / ``ANTHROPIC_BASE_URL`` pointing here (for one run, or shared)."""
         route = run.token if run is not None else SHARED_ROUTE
-        base = f"http://127.0.0.1:{self._server.port}/{route}"
+        base = f"http://127.0.0.1:{self._server.port}/{self._secret}/{route}"
         urls = {ENV_NAMES[api]: f"{base}/{api}{urlsplit(url).path}" for api, url in self.upstreams.items()}
         return {**self.keys, **urls}
 
@@ -137,11 +155,16 @@ class ModelGateway:
         except _Answered as refused:
             return refused.response
         except BudgetExhausted as spent:
-            self._refused(call.run, str(spent))
-            return _error(402, f"pytest-omk: {spent}")
+            for blamed in self.runs.blamed(call.run):
+                blamed.refused.append(str(spent))
+            return error(402, f"pytest-omk: {spent}")
         except ReplayMissError as miss:
-            self._missed(call.run, str(miss))
-            return _error(404, str(miss))
+            # Why it missed (the recorded request, the recordings' path) is for the run's report.
+            for blamed in self.runs.blamed(call.run):
+                blamed.misses.append(str(miss))
+            return error(
+                404, "pytest-omk: this model call has no usable recording (the sample's report says why)"
+            )
         finally:
             self.runs.end(call.scope, call.repeated, call.occurrence, answered=answered)
         return self._respond(call, payload, replayed)
@@ -166,14 +189,16 @@ class ModelGateway:
 
     def _prepare(self, request: HttpRequest) -> _Call | HttpResponse:
         """Where the call goes, whose it is, and its identity with its occurrence taken."""
-        route, api, rest = _split_route(request.target)
-        upstream = self.upstreams.get(api)
-        if upstream is None:
-            return _error(404, f"pytest-omk's model gateway has no route {request.target.split('?')[0]!r}")
-        parts = urlsplit(upstream)
-        url = f"{parts.scheme}://{parts.netloc}{rest}"
+        route = route_of(request.target, self._secret)
+        upstream = self.upstreams.get(route.api) if route is not None else None
+        if route is None or upstream is None:
+            return error(404, "pytest-omk's model gateway has no such route (the API is openai or anthropic)")
+        api, parts = route.api, urlsplit(upstream)
+        url = f"{parts.scheme}://{parts.netloc}{route.rest}"
         body = request_body(request.body, request.headers.get("content-type", ""))
-        named = self.runs.named(route) if route != SHARED_ROUTE else None
+        named = self.runs.named(route.run) if route.run != SHARED_ROUTE else None
+        if named is None and route.run != SHARED_ROUTE:  # its run ended since its head was admitted
+            return error(403, "pytest-omk's model gateway has no open sample run of that address")
         run = named or self.runs.guess(body)
         scope = named.scope if named is not None else None
         identity = call_identity(
@@ -199,7 +224,10 @@ class ModelGateway:
         try:
             status, headers, data = replayed_answer(payload)
         except ValueError as exc:
-            return _error(502, f"pytest-omk: the recording of this call is unusable: it {exc}")
+            message = f"pytest-omk: the recording of this call is unusable: it {exc}"
+            for blamed in self.runs.blamed(call.run):
+                blamed.errors.append(message)
+            return error(502, message)
         return HttpResponse(status, data, headers)
 
     async def _answer(
@@ -243,8 +271,8 @@ class ModelGateway:
                 request.method, url + (f"?{query}" if query else ""), headers=headers, content=request.body
             )
         except httpx.HTTPError as exc:
-            reason = type(exc).__name__
-            raise _Answered(_error(502, f"pytest-omk could not reach {url}: {reason}")) from None
+            where = without_userinfo(url)  # the userinfo of OPENAI_BASE_URL is a password
+            raise _Answered(error(502, f"pytest-omk could not reach {where}: {type(exc).__name__}")) from None
         if not 200 <= response.status_code < 300:
             kept = {name: response.headers[name] for name in (*KEPT_RESPONSE_HEADERS, *_ERROR_HEADERS)
                     if name in response.headers}  # fmt: skip
@@ -264,28 +292,3 @@ class ModelGateway:
         read = anthropic.usage if identity.get("api") == "anthropic" else openai.usage
         counts = read(data, model, self.prices, url)
         return (counts.input_tokens or 0) + (counts.output_tokens or 0), counts.cost
-
-    def _refused(self, run: AppRun | None, message: str) -> None:
-        # As a miss: the run it belongs to, or every open run when none can be named.
-        for blamed in [run] if run is not None else self.runs.open_runs():
-            blamed.refused.append(message)
-
-    def _missed(self, run: AppRun | None, message: str) -> None:
-        # A miss no run can be found for is blamed on every open run: over-blaming costs an
-        # ERROR to investigate, under-blaming a pass on an answer the app made up after the miss.
-        for blamed in [run] if run is not None else self.runs.open_runs():
-            blamed.misses.append(message)
-
-
-def _split_route(target: str) -> tuple[str, str, str]:
-    path, _, _ = target.partition("?")
-    parts = path.split("/", 3)
-    if len(parts) < 3 or parts[0] != "":
-        return "", "", ""
-    return parts[1], parts[2], "/" + (parts[3] if len(parts) > 3 else "")
-
-
-def _error(status: int, message: str) -> HttpResponse:
-    """An error body both SDKs read (``error.message``); ``x-should-retry: false`` stops their retries."""
-    body = json.dumps({"error": {"message": message, "type": "pytest_omk_gateway"}}).encode()
-    return HttpResponse(status, body, {"content-type": "application/json", "x-should-retry": "false"})

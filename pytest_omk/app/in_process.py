@@ -36,7 +36,8 @@ from typing import Any
 
 import httpx
 
-from pytest_omk.app.server import HttpRequest, HttpResponse, LoopbackServer
+from pytest_omk.app.messages import HttpRequest, HttpResponse
+from pytest_omk.app.server import LoopbackServer
 
 _MARK = "__pytest_omk_in_process__"
 _LATE = "pytest-omk's model gateway did not answer in time"

@@ -59,8 +59,8 @@ class LiveApp(ExecutorDefaults):
 
     @property
     def secrets(self) -> tuple[str, ...]:
-        """The app's secrets."""
-        return self.app.secrets
+        """The app's secrets, and the gateway's (in its base URL, so in an app's HTTP errors)."""
+        return (*self.app.secrets, self.gateway.secret)
 
     @property
     def id(self) -> str:
@@ -81,6 +81,8 @@ class LiveApp(ExecutorDefaults):
         try:
             result = await self.app.execute(replace(request, model_env=self.gateway.env(run)))
         except ExecutionError:
+            if run.errors:
+                raise ExecutionError(run.errors[0]) from None
             if run.refused:
                 raise BudgetExhausted(run.refused[0]) from None
             if run.misses:
@@ -88,6 +90,8 @@ class LiveApp(ExecutorDefaults):
             raise
         finally:
             self.gateway.runs.close(run)
+        if run.errors:  # the app may have answered anyway: its calls did not all get through
+            raise ExecutionError(run.errors[0])
         if run.refused:  # the app may have answered anyway: the budget stopped its sample
             raise BudgetExhausted(run.refused[0])
         if run.misses:

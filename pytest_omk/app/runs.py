@@ -3,7 +3,8 @@
 Every run of an app for one sample (one repeat round, one take) is an :class:`AppRun`, open while
 the app answers. A model call reaching the gateway is given to a run:
 
-1. by its URL, when the app used the run's own base URL (``command:`` scripts always do: their
+1. by its URL, when the app used the run's own base URL (its token is random: an unknown token is
+   refused by the gateway, never guessed onto a run) (``command:`` scripts always do: their
    ``OPENAI_BASE_URL`` names the run; an in-process app may build its client from
    ``request.model_env``);
 2. else to the only run open in this process, when there is one;
@@ -21,6 +22,7 @@ own recording, so repeats, reruns and an app that asks the same thing twice keep
 from __future__ import annotations
 
 import itertools
+import secrets
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -48,6 +50,8 @@ class AppRun:
     misses: list[str] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
     """Live calls the run's budget refused (the sample is then skipped, as the budget skips)."""
+    errors: list[str] = field(default_factory=list)
+    """What went wrong for its calls that is neither a miss nor the budget (a saturated gateway)."""
 
     @property
     def scope(self) -> tuple[str, str]:
@@ -80,13 +84,12 @@ class AppRuns:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._serial = itertools.count(1)
         self._open: dict[str, AppRun] = {}
         self._occurrences: dict[tuple[str, str] | None, _Occurrences] = {}
 
     def open(self, request: ExecutionRequest) -> AppRun:
-        """A new run for ``request`` (its token names it in the run's base URL)."""
-        run = AppRun(f"s{next(self._serial)}", request.sample_id, request.source, request.prompt)
+        """A new run for ``request``; its token (128 random bits) names it in the run's base URL."""
+        run = AppRun(secrets.token_urlsafe(16), request.sample_id, request.source, request.prompt)
         with self._lock:
             self._open[run.token] = run
         return run
@@ -131,6 +134,18 @@ class AppRuns:
         """Every run open now (a miss no run could be found for is blamed on each)."""
         with self._lock:
             return list(self._open.values())
+
+    def blamed(self, run: AppRun | None) -> list[AppRun]:
+        """Who a failed call is held against: its run, or every open run when none can be named
+        (over-blaming costs an ERROR to investigate, under-blaming a pass on an answer the app made
+        up after its call failed)."""
+        return [run] if run is not None else self.open_runs()
+
+    def saturated(self, message: str) -> None:
+        """A connection to the gateway was turned away: it cannot be told whose, so every open run
+        may have lost a call."""
+        for run in self.open_runs():
+            run.errors.append(message)
 
     def take(self, scope: tuple[str, str] | None, request: str) -> int:
         """The repetition number of ``request`` in ``scope`` (``None``: the process)."""

@@ -1,10 +1,13 @@
 """A small HTTP/1.1 server on 127.0.0.1, with its own event loop on a daemon thread.
 
-What the model gateway (:mod:`pytest_omk.app.gateway`) listens with. It reads what model
-clients send (a request line, headers, a body by ``content-length`` or chunked), keeps
-connections alive as SDK clients expect, and hands each request to an async handler. Its loop is
-its own, not the call loop's: an ``async`` app that calls a blocking client would otherwise stop
-the very loop that must answer it. No pytest here.
+What the model gateway (:mod:`pytest_omk.app.gateway`) listens with. Its connections speak a
+small, strict HTTP/1.1 (:mod:`pytest_omk.app.connection`, which says why not h11's): it bounds a
+head, refuses CR, LF and controls in header names and values, in what it reads and in what it
+writes, and any ambiguous body framing. This module keeps the listener, its limits (a cap on open
+connections, deadlines for a request's head, its body and an idle kept-alive connection) and the
+handler's answer. Its loop is its own, not the
+call loop's: an ``async`` app that calls a blocking client would otherwise stop the very loop that
+must answer it. No pytest here.
 """
 
 from __future__ import annotations
@@ -13,59 +16,45 @@ import asyncio
 import concurrent.futures
 import contextlib
 import threading
-from collections.abc import Awaitable, Callable, Coroutine
-from dataclasses import dataclass, field
-from http import HTTPStatus
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
+
+from pytest_omk.app.connection import Connections
+from pytest_omk.app.messages import (
+    MAX_BODY_BYTES,
+    MAX_HEAD_BYTES,
+    Guard,
+    Handler,
+    HttpRequest,
+    HttpResponse,
+    Limits,
+    Quick,
+    without_userinfo,
+    written,
+)
 
 T = TypeVar("T")
 
-MAX_HEAD_BYTES = 64 * 1024
-MAX_BODY_BYTES = 64 * 1024 * 1024
-"""Largest request body read (an image or audio upload fits; more is refused with 413)."""
-
-
-@dataclass(frozen=True)
-class HttpRequest:
-    """One request as a client sent it (header names in lower case)."""
-
-    method: str
-    target: str
-    """The path and query (``/_/openai/v1/chat/completions?x=1``)."""
-    headers: dict[str, str]
-    body: bytes
-
-
-@dataclass(frozen=True)
-class HttpResponse:
-    """What the handler answers; ``content-length`` and ``connection`` are added when sent."""
-
-    status: int
-    body: bytes = b""
-    headers: dict[str, str] = field(default_factory=dict)
-
-
-Handler = Callable[[HttpRequest], Awaitable[HttpResponse]]
-Quick = Callable[[HttpRequest], HttpResponse | None]
-"""An answer made on the caller's thread (a replay), or ``None`` to leave the call to the loop."""
-
-
-class BadRequest(Exception):
-    """A request this server cannot read: answered with ``status`` and the connection closed."""
-
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-
 
 class LoopbackServer:
-    """Serves ``handler`` on ``127.0.0.1`` (port chosen by the system) until :meth:`stop`."""
+    """Serves ``handler`` on ``127.0.0.1`` (port chosen by the system) until :meth:`stop`.
+
+    ``guard`` sees every request's head before its body is read (over the socket and in process);
+    what it answers is sent instead of the handler's, and the connection closed."""
 
     def __init__(
-        self, handler: Handler, *, quick: Quick | None = None, name: str = "pytest-omk-gateway"
+        self,
+        handler: Handler,
+        *,
+        quick: Quick | None = None,
+        guard: Guard | None = None,
+        limits: Limits | None = None,
+        name: str = "pytest-omk-gateway",
     ) -> None:
         self._handler = handler
         self._quick = quick
+        self.guard = guard
+        self.limits = limits or Limits()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name=name, daemon=True)
         self._server: asyncio.Server | None = None
@@ -73,11 +62,15 @@ class LoopbackServer:
         self.port = 0
         self.accepted = 0
         """Connections accepted so far (requests answered in process open none)."""
+        self.saturated: Callable[[str], None] | None = None
+        """Told why when a connection is turned away because every allowed one is busy."""
+        self.pool = Connections(self)
+        """The open connections (and which of them wait for a request head)."""
 
     def start(self) -> int:
         """Bind and serve; returns the port."""
         self._thread.start()
-        self._server = self.run(asyncio.start_server(self._serve, "127.0.0.1", 0, limit=MAX_HEAD_BYTES))
+        self._server = self.run(asyncio.start_server(self.pool.serve, "127.0.0.1", 0, limit=MAX_HEAD_BYTES))
         self.port = int(self._server.sockets[0].getsockname()[1])
         return self.port
 
@@ -88,6 +81,19 @@ class LoopbackServer:
     def submit(self, coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
         """Schedule ``coro`` on the server's loop."""
         return asyncio.run_coroutine_threadsafe(coro, self._loop)
+
+    def track(self, task: asyncio.Task[None], *, opened: bool) -> None:
+        """A connection's task opened or ended (stopping cancels the open ones)."""
+        if opened:
+            self._connections.add(task)
+            self.accepted += 1
+        else:
+            self._connections.discard(task)
+
+    def turned_away(self, message: str) -> None:
+        """A connection was refused because every allowed one is busy: tell :attr:`saturated`."""
+        if self.saturated is not None:
+            self.saturated(message)
 
     def stop(self, cleanup: Coroutine[Any, Any, None] | None = None) -> None:
         """Close the listener and every connection, run ``cleanup``, end the thread."""
@@ -115,123 +121,35 @@ class LoopbackServer:
         if not self._loop.is_running():
             self._loop.close()
 
+    def refusal(self, request: HttpRequest) -> HttpResponse | None:
+        """The guard's refusal of ``request`` by its head, or ``None`` (no guard: none)."""
+        refused = None if self.guard is None else self.guard(request)
+        return None if refused is None else written(refused)
+
     def respond_here(self, request: HttpRequest) -> HttpResponse | None:
         """The quick answer to ``request``, made on the caller's thread (a client in this process,
         see :mod:`~pytest_omk.app.in_process`); ``None``: :meth:`respond` must answer it."""
+        refused = self.refusal(request)
+        if refused is not None:
+            return refused
         if self._quick is None or len(request.body) > MAX_BODY_BYTES:
             return None
         try:
-            return self._quick(request)
+            answer = self._quick(request)
         except Exception:  # whatever went wrong, the loop's path answers it as it always did
             return None
+        return None if answer is None else written(answer)
 
-    async def respond(self, request: HttpRequest) -> HttpResponse:
-        """The handler's answer to ``request``; a handler bug is answered with a 500."""
+    async def respond(self, request: HttpRequest, *, guarded: bool = False) -> HttpResponse:
+        """The handler's answer to ``request`` (``guarded``: its head has passed the guard already);
+        a handler bug is answered with a 500."""
+        refused = None if guarded else self.refusal(request)
+        if refused is not None:
+            return refused
         if len(request.body) > MAX_BODY_BYTES:
             return HttpResponse(413, f"request body over {MAX_BODY_BYTES} bytes".encode())
         try:
-            return await self._handler(request)
+            return written(await self._handler(request))
         except Exception as exc:  # a bug must reach the app as an answer, not as a dropped connection
-            return HttpResponse(500, f"pytest-omk gateway error: {type(exc).__name__}: {exc}".encode())
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self._connections.add(task)
-        self.accepted += 1
-        try:
-            while await self._one(reader, writer):
-                pass
-        except (ConnectionError, asyncio.IncompleteReadError, asyncio.CancelledError):
-            pass
-        finally:
-            self._connections.discard(task)
-            writer.close()
-
-    async def _one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
-        """Serve one request; ``False`` when the connection is to be closed."""
-        try:
-            head = await reader.readuntil(b"\r\n\r\n")
-        except asyncio.IncompleteReadError:
-            return False  # the client closed between requests
-        except asyncio.LimitOverrunError:
-            await _send(writer, HttpResponse(431, b"request head too large"), keep=False)
-            return False
-        try:
-            method, target, version, headers = _parse_head(head)
-            if headers.get("expect", "").lower() == "100-continue":
-                writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
-            body = await _read_body(reader, headers)
-        except BadRequest as exc:
-            await _send(writer, HttpResponse(exc.status, str(exc).encode()), keep=False)
-            return False
-        response = await self.respond(HttpRequest(method, target, headers, body))
-        keep = version == "HTTP/1.1" and headers.get("connection", "").lower() != "close"
-        await _send(writer, response, keep=keep)
-        return keep
-
-
-def _parse_head(head: bytes) -> tuple[str, str, str, dict[str, str]]:
-    lines = head[:-4].decode("latin-1").split("\r\n")
-    parts = lines[0].split(" ")
-    if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
-        raise BadRequest(400, "not an HTTP/1.x request line")
-    headers: dict[str, str] = {}
-    for line in lines[1:]:
-        name, sep, value = line.partition(":")
-        if not sep:
-            raise BadRequest(400, "malformed header line")
-        name = name.strip().lower()
-        value = value.strip()
-        # Repeated headers are joined as HTTP allows (none that matters here is repeated).
-        headers[name] = f"{headers[name]}, {value}" if name in headers else value
-    return parts[0].upper(), parts[1], parts[2], headers
-
-
-async def _read_body(reader: asyncio.StreamReader, headers: dict[str, str]) -> bytes:
-    if "chunked" in headers.get("transfer-encoding", "").lower():
-        return await _read_chunked(reader)
-    try:
-        length = int(headers.get("content-length") or 0)
-    except ValueError:
-        raise BadRequest(400, "content-length is not a number") from None
-    if length < 0 or length > MAX_BODY_BYTES:
-        raise BadRequest(413, f"request body over {MAX_BODY_BYTES} bytes")
-    return await reader.readexactly(length) if length else b""
-
-
-async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
-    body = bytearray()
-    while True:
-        size_line = await reader.readuntil(b"\r\n")
-        try:
-            size = int(size_line.split(b";", 1)[0].strip() or b"0", 16)
-        except ValueError:
-            raise BadRequest(400, "malformed chunk size") from None
-        if size == 0:
-            # Trailers, if any, end with an empty line.
-            while (await reader.readuntil(b"\r\n")) != b"\r\n":
-                pass
-            return bytes(body)
-        if len(body) + size > MAX_BODY_BYTES:
-            raise BadRequest(413, f"request body over {MAX_BODY_BYTES} bytes")
-        body += await reader.readexactly(size)
-        await reader.readexactly(2)
-
-
-async def _send(writer: asyncio.StreamWriter, response: HttpResponse, *, keep: bool) -> None:
-    reason = _reason(response.status)
-    lines = [f"HTTP/1.1 {response.status} {reason}"]
-    lines.extend(f"{name}: {value}" for name, value in response.headers.items())
-    lines.append(f"content-length: {len(response.body)}")
-    lines.append("connection: keep-alive" if keep else "connection: close")
-    # One write: headers and body in separate segments would meet Nagle and delayed ACKs.
-    writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + response.body)
-    await writer.drain()
-
-
-def _reason(status: int) -> str:
-    try:
-        return HTTPStatus(status).phrase
-    except ValueError:
-        return "Status"
+            message = without_userinfo(f"pytest-omk gateway error: {type(exc).__name__}: {exc}")
+            return HttpResponse(500, message.encode())

@@ -25,6 +25,9 @@ from pytest_omk.recordings.files import Document, RecordingFileError, name_hash,
 from pytest_omk.recordings.modes import RecordMode
 from pytest_omk.recordings.tree import RecordingTree
 
+Check = Callable[[Mapping[str, Any]], str | None]
+"""Why a recorded result is unusable (it "has ..."), or ``None``."""
+
 
 @dataclass(frozen=True)
 class Wanted:
@@ -100,6 +103,14 @@ class DocumentReader:
             )
         )
         return False
+
+    def checked(self, document: Document | None, check: Check | None) -> Document | None:
+        """``document`` unless ``check`` finds its result unusable (reported as a corrupt file is)."""
+        reason = None if document is None or check is None else check(document.result)
+        if document is None or reason is None:
+            return document
+        self._unusable(RecordingFileError(document.path, reason))
+        return None
 
     def result(self, document: Document) -> ExecutionResult | None:
         """The executor result a document records, marked replayed; ``None`` when it no longer

@@ -38,7 +38,7 @@ from pytest_omk.recordings.modes import RECORD_MODES, RecordMode, relative_sourc
 from pytest_omk.recordings.modes import records as _records_in
 from pytest_omk.recordings.modes import replays as _replays_in
 from pytest_omk.recordings.naming import RecordingPaths
-from pytest_omk.recordings.reader import DocumentReader, Wanted
+from pytest_omk.recordings.reader import Check, DocumentReader, Wanted
 from pytest_omk.recordings.repeats import TAKE, recorded_or_last
 from pytest_omk.recordings.scrub import environment_snapshot, secrets_from_env
 from pytest_omk.recordings.tree import RecordingTree
@@ -67,9 +67,8 @@ class RecordingStore:
             raise ValueError(f"record mode {mode!r} is not one of {', '.join(RECORD_MODES)}")
         self.mode: RecordMode = mode
         self.directory: Path | None = None if mode == "off" or directory is None else Path(directory)
-        # The environment's secrets are read once, here, not at every write: pytest's main thread
-        # sets and deletes PYTEST_CURRENT_TEST while calls are recorded on the loop's thread, and
-        # iterating os.environ meanwhile raises KeyError.
+        # The environment's secrets are read once, here: pytest's main thread sets and deletes
+        # PYTEST_CURRENT_TEST while calls are recorded on the loop's thread (iterating: KeyError).
         self.environment = environment_snapshot()
         """The environment as it was when the store was made (the session's scrubber reuses it)."""
         self._paths = RecordingPaths(
@@ -81,6 +80,7 @@ class RecordingStore:
         self._tree = RecordingTree(self.directory or Path())
         self._index = RecordingIndex(self._tree) if self.directory is not None else None
         self._reader = DocumentReader(mode, self._warn, self._tree)
+        self.checks: dict[str, Check] = {}  # per kind: why a found result is unusable (as a corrupt file)
         # ``once``: recordings made before the run started (under xdist: the controller's start).
         self.started_ns = time.time_ns() if started_ns is None else started_ns
 
@@ -280,9 +280,9 @@ class RecordingStore:
         key = recording_key(kind, identity)
         stored = functools.cache(lambda: json.loads(canonical_json(self._paths.stored(identity))))
         wanted = Wanted(kind, key, identity, stored)
-        return self._reader.find(
-            self._paths.path_name(kind, key, label), wanted, lambda: self._listing(kind).get(key[:16], ())
-        )
+        where = self._paths.path_name(kind, key, label)
+        found = self._reader.find(where, wanted, lambda: self._listing(kind).get(key[:16], ()))
+        return self._reader.checked(found, self.checks.get(kind))
 
     def _after_write(self, kind: str, key: str, path: Path) -> None:
         if self._index is not None and self._index.added(kind, key, path):

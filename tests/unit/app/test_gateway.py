@@ -88,10 +88,12 @@ def test_replay_only_answers_from_recordings_and_a_miss_names_the_field(
     fake_llm.stop()
     replayer = make_gateway("none")
     assert text_of(post(replayer, chat("capital?"))) == "Paris"
-    missed = post(replayer, chat("capital?", system="Be verbose."))
+    run = replayer.runs.open(ExecutionRequest(prompt="capital?", sample_id="capital"))
+    missed = post(replayer, chat("capital?", system="Be verbose."), run=run)
     assert missed.status_code == 404 and missed.headers["x-should-retry"] == "false"
-    message = missed.json()["error"]["message"]
-    assert "messages[0].content: 'Be verbose.' (this run) vs 'Be brief.' (recorded)" in message
+    # The explanation is the run's (its sample's report), not the caller's.
+    assert "messages[0].content: 'Be verbose.' (this run) vs 'Be brief.' (recorded)" in run.misses[0]
+    assert "Be brief" not in missed.text and str(tmp_path) not in missed.text
 
 
 def test_provider_errors_are_forwarded_and_never_recorded(
@@ -165,4 +167,4 @@ def test_an_unknown_route_is_a_404(make_gateway: Any) -> None:
     response = httpx.get(
         gateway.env()["OPENAI_BASE_URL"].replace("/openai", "/gemini") + "/models", timeout=10
     )
-    assert response.status_code == 404 and "no route" in response.json()["error"]["message"]
+    assert response.status_code == 404 and "no such route" in response.json()["error"]["message"]

@@ -23,8 +23,10 @@ def test_in_process_the_variables_point_at_the_gateway_until_stopped(tmp_path: P
     app = AppGateway(RecordingStore(tmp_path, "new_episodes"), environ, timeout=5)
     app.start(in_process=True)
     port = app.gateway._server.port
-    assert environ["OPENAI_BASE_URL"] == f"http://127.0.0.1:{port}/_/openai/v1"
-    assert environ["ANTHROPIC_BASE_URL"] == f"http://127.0.0.1:{port}/_/anthropic"
+    base = f"http://127.0.0.1:{port}/{app.gateway.env()['OPENAI_BASE_URL'].split('/')[3]}"
+    assert len(base.rsplit("/", 1)[1]) >= 32  # the process's secret: 192 random bits
+    assert environ["OPENAI_BASE_URL"] == f"{base}/_/openai/v1"
+    assert environ["ANTHROPIC_BASE_URL"] == f"{base}/_/anthropic"
     assert environ["OPENAI_API_KEY"] == "sk-real-key-for-the-test"  # keys are the app's own
     assert app.gateway.upstreams == {
         "openai": "http://127.0.0.1:9/v1",

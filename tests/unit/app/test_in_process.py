@@ -19,7 +19,8 @@ import pytest
 
 from pytest_omk.app import in_process
 from pytest_omk.app.gateway import ModelGateway, upstreams_from
-from pytest_omk.app.server import HttpRequest, HttpResponse, LoopbackServer
+from pytest_omk.app.messages import HttpRequest, HttpResponse
+from pytest_omk.app.server import LoopbackServer
 from pytest_omk.recordings.store import RecordingStore
 from tests.fakes.fake_llm import FakeLLM
 

@@ -98,3 +98,10 @@ def test_whole_answers_need_the_digest(gateways: Any) -> None:
     with pytest.raises(ExecutionError, match="digest is not known"):
         _ = executor.answer_identity
     assert LiveApp(app(), gateways("none")).answer_identity is None
+
+
+def test_the_gateways_secret_is_one_of_the_apps_secrets(gateways: Any) -> None:
+    # The secret is in the base URL, so in an app's HTTP errors: every sink scrubs it like a key.
+    gateway = gateways("new_episodes")
+    live = LiveApp(app(), gateway)
+    assert gateway.secret in live.secrets and gateway.secret in gateway.env()["OPENAI_BASE_URL"]
