@@ -161,10 +161,10 @@ def _help(opt: Option) -> str:
     return f"{opt.help} (default: {shown})"
 
 
-def add_options(parser: pytest.Parser) -> None:
+def add_options(parser: pytest.Parser, options: tuple[Option, ...] = OPTIONS) -> None:
     """Register every flag and ini key (values stay text: the converters read them)."""
     group = parser.getgroup("omk", "omk eval samples")
-    for opt in OPTIONS:
+    for opt in options:
         ini_type: Any = {"paths": "linelist", "args": "args"}.get(opt.listing or "", "string")
         parser.addini(opt.ini_name, _help(opt), type=ini_type, default=[] if opt.listing == "args" else None)
         if not opt.cli:
@@ -179,7 +179,7 @@ def add_options(parser: pytest.Parser) -> None:
         group.addoption(opt.flag, **kwargs)
 
 
-def _value(config: pytest.Config, opt: Option) -> Any:
+def option_value(config: pytest.Config, opt: Option) -> Any:
     """The option's converted value: the CLI's, else the ini file's, else the default."""
     cli = config.getoption(opt.dest, default=None) if opt.cli else None
     # Identity checks: ``0`` (e.g. ``--omk-retries 0``) equals ``False`` but is a value given.
@@ -199,7 +199,7 @@ def _value(config: pytest.Config, opt: Option) -> Any:
 
 def settings_from_config(config: pytest.Config) -> Settings:
     """Read and check every option; a bad value is a :class:`pytest.UsageError`."""
-    values = {opt.dest.removeprefix("omk_"): _value(config, opt) for opt in OPTIONS}
+    values = {opt.dest.removeprefix("omk_"): option_value(config, opt) for opt in OPTIONS}
     # A path given on the command line is relative to where pytest was started; one from an
     # ini file is relative to the rootdir (the ini file's directory), like --junitxml/junit_*.
     for name in ("report", "html", "markdown", "code_quality", "system", "mcp_config", "baseline"):

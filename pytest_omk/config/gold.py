@@ -1,0 +1,19 @@
+"""The judge-calibration options of one run (``--omk-gold`` and its gates), as plain values."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class GoldSettings:
+    """``--omk-gold`` datasets, their gates and the export file."""
+
+    datasets: tuple[str, ...] = ()
+    """Gold dataset directories (absolute), one calibration item each (per variant)."""
+    min_agreement: float | None = None
+    """``--omk-min-agreement``: the lowest allowed lower bound of α's 95 % interval."""
+    min_tpr: float | None = None
+    min_tnr: float | None = None
+    export: str | None = None
+    """``--omk-gold-export``: where the (sample, gold, judge, pass/fail) rows are written as CSV."""
