@@ -41,12 +41,12 @@ _ANNOTATION_KEYS = {"sample_id", "score", "reason"}
 
 
 class GoldIssue(ConfigError):
-    """What is wrong with a gold dataset: each issue as ``file[:index]: message``."""
+    """What is wrong with a gold dataset: each issue as ``path: [annotations[i]: ]message``."""
 
     def __init__(self, directory: str, issues: list[str]) -> None:
         self.issues = issues
         more = f" (and {len(issues) - 1} more)" if len(issues) > 1 else ""
-        super().__init__(f"gold dataset {directory}: {issues[0]}{more}")
+        super().__init__(f"{issues[0]}{more}")
 
 
 def _string(value: Any) -> bool:
@@ -106,13 +106,14 @@ def _gold_files(directory: Path) -> list[Path]:
         names = sorted(n for n in os.listdir(directory) if n.endswith((".yaml", ".yml")))
     except OSError as exc:
         raise GoldIssue(
-            str(directory), [f"gold dataset directory not found or unreadable: {exc.strerror}"]
+            str(directory), [f"{directory}: gold dataset directory not found or unreadable: {exc.strerror}"]
         ) from None
     if not names:
-        raise GoldIssue(str(directory), ["no .yaml files found in gold dataset directory"])
+        raise GoldIssue(str(directory), [f"{directory}: no .yaml files found in gold dataset directory"])
     if len(names) > MAX_FILES:
         raise GoldIssue(
-            str(directory), [f"{len(names)} .yaml files; a gold dataset may have at most {MAX_FILES}"]
+            str(directory),
+            [f"{directory}: {len(names)} .yaml files; a gold dataset may have at most {MAX_FILES}"],
         )
     return [directory / n for n in names]
 
