@@ -155,7 +155,7 @@ def test_the_stricter_cases_are_refused_here_and_accepted_there(
         assert _ours(directory) is not None, name
 
 
-def _generated(rng: random.Random) -> tuple[list[tuple[float, float]], dict[str, float]]:
+def _generated(rng: random.Random) -> tuple[list[tuple[Any, Any]], dict[str, float]]:
     """One set of pairs: 2 to 80 of them on one of four scales, the judge's often a mean of readings."""
     kind = rng.choice(("likert", "ten", "means", "unit"))
     n = rng.randint(2, 80)

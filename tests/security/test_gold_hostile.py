@@ -46,7 +46,9 @@ def test_a_link_to_a_device_and_a_fifo_are_refused(tmp_path: Path) -> None:
     root = dataset(tmp_path, "annotations:\n  - {sample_id: a, score: 3}\n")
     (root / "zero.yaml").symlink_to("/dev/zero")
     os.mkfifo(root / "pipe.yaml")  # opening it for reading would wait for a writer forever
-    issues = pytest.raises(GoldIssue, load_gold, root).value.issues
+    with pytest.raises(GoldIssue) as caught:
+        load_gold(root)
+    issues = caught.value.issues
     assert any("pipe.yaml: the file is not a regular file (a FIFO" in i for i in issues)
     assert any("zero.yaml: the file is not a regular file (a symbolic link" in i for i in issues)
 
