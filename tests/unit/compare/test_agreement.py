@@ -4,8 +4,8 @@ known values; the reference's own code is compared in tests/parity/test_gold_par
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 import random
+from collections.abc import Mapping
 
 import pytest
 
