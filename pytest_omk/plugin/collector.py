@@ -263,7 +263,10 @@ class RecordCollector:
             if answerer
             else None
         )
-        return {**build_report(rows, totals, self.settings, analysis, answered), **run}
+        from pytest_omk.plugin.gold import calibration_section
+
+        calibration = calibration_section(self.config)  # --omk-gold: the judge-agreement items' figures
+        return {**build_report(rows, totals, self.settings, analysis, answered), **run, **calibration}
 
     def _write_empty(self, session: pytest.Session) -> None:
         """No sample ran (nothing collected, a collection error ...): the JSON report is still written."""

@@ -134,6 +134,7 @@ class GoldPlugin:
         self.results[(dataset.directory, variant)] = found
         return found
 
+    @pytest.hookimpl(tryfirst=True)  # before the record collector writes the reports
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         """Under xdist, compute (and gate) on the controller; write the export file."""
         if hasattr(self.config, "workerinput"):
@@ -172,7 +173,9 @@ class GoldPlugin:
                 terminalreporter.write_line(line)
 
 
-def calibration_section(config: pytest.Config) -> list[dict[str, Any]]:
-    """The JSON report's ``calibration`` list: every calibration computed this run."""
+def calibration_section(config: pytest.Config) -> dict[str, Any]:
+    """The JSON report's ``calibration`` list (every calibration computed this run), or nothing."""
     plugin = config.stash.get(gold_plugin_key, None)
-    return [] if plugin is None else [c.model_dump(mode="json") for c in plugin.results.values()]
+    if plugin is None or not plugin.results:
+        return {}
+    return {"calibration": [c.model_dump(mode="json") for c in plugin.results.values()]}

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from pydantic import ValidationError
 
 from pytest_omk.models.calibration import Calibration, Rate
+from pytest_omk.report.markdown_text import fenced
 
 Shown = Callable[[str], str]
 REASON_CHARS = 160
@@ -66,16 +70,36 @@ def failure_text(found: Calibration, shown: Shown) -> str:
     return "\n".join([*(f"FAILED gate: {f}" for f in found.failures), *figure_lines(found, shown)])
 
 
-def markdown_section(found: Iterable[Calibration], shown: Shown) -> list[str]:
+def read_section(document: Mapping[str, Any]) -> tuple[list[Calibration], int]:
+    """The report's ``calibration`` entries that are well formed, and how many were not (a report
+    handed to ``render`` is hostile input: a bad entry is counted and shown as such, never raised)."""
+    raw = document.get("calibration")
+    entries = raw if isinstance(raw, list) else []
+    good: list[Calibration] = []
+    for entry in entries:
+        try:
+            good.append(Calibration.model_validate(entry))
+        except ValidationError:
+            continue
+    return good, len(entries) - len(good) + (0 if raw is None or isinstance(raw, list) else 1)
+
+
+def verdict_lines(found: Calibration) -> list[str]:
+    """The dataset, its verdict and each failed gate."""
+    verdict = "FAILED" if found.failures else "passed"
+    return [f"{found.dataset}: {verdict}", *(f"FAILED gate: {f}" for f in found.failures)]
+
+
+def markdown_section(document: Mapping[str, Any]) -> list[str]:
     """The Markdown report's "Judge agreement" section (empty without a calibration)."""
-    items = list(found)
-    if not items:
+    items, bad = read_section(document)
+    if not items and not bad:
         return []
     lines = ["## Judge agreement", ""]
     for item in items:
-        verdict = "FAILED" if item.failures else "passed"
-        lines += ["```text", *figure_lines(item, shown), *(f"FAILED gate: {f}" for f in item.failures), "```"]
-        lines += [f"Calibration {verdict}.", ""]
+        lines += [*fenced("\n".join([*verdict_lines(item), *figure_lines(item, str)]), "text"), ""]
+    if bad:
+        lines += [f"{bad} calibration entries of the report are malformed and not shown.", ""]
     return lines
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.support import OmkRun, sample, write_sample_set
+from tests.support import OmkRun, load_report, sample, write_sample_set
 
 JUDGE = [5, 4, 4, 2, 1, 5, 3, 2, 4, 1]
 """The judge's score of sample s0..s9."""
@@ -102,9 +102,18 @@ def test_a_gold_set_agreeing_on_three_of_ten_fails_with_figures_and_worst_disagr
     record(pytester, omk_run, fake_llm, monkeypatch, JUDGE)
     gold = [1, 2, 4, 5, 1, 1, 3, 5, 1, 5]  # agrees on s2, s4 and s6 only
     gold_dir(pytester, gold)
-    result = replay(omk_run, "--omk-gold=gold", "--omk-min-agreement=0.6")
+    result = replay(omk_run, "--omk-gold=gold", "--omk-min-agreement=0.6", "--omk-report=r.json",
+                    "--omk-markdown=r.md", "--omk-html=r.html")  # fmt: skip
     text = result.stdout.str()
     assert "FAILED gold::judge-agreement - FAILED gate: alpha's 95% interval lower bound" in text
+    (entry,) = load_report(pytester.path / "r.json")["calibration"]  # schema-checked
+    assert entry["pairs"] == 10 and entry["alpha"] == pytest.approx(alpha(gold, JUDGE))
+    assert entry["failures"] and entry["worst"][0]["sample_id"] == "s0"
+    assert entry["tnr"]["total"] == 5 and entry["tpr"]["total"] == 5
+    markdown = (pytester.path / "r.md").read_text(encoding="utf-8")
+    assert "## Judge agreement" in markdown and "FAILED gate: alpha's 95% interval" in markdown
+    page = (pytester.path / "r.html").read_text(encoding="utf-8")
+    assert "<h2>Judge agreement</h2>" in page and "s9: 5 vs 1, quality: because-9" in page
     assert "FAILED gate: alpha's 95% interval lower bound" in text and "< --omk-min-agreement 0.6" in text
     assert f"alpha {alpha(gold, JUDGE):.3f}" in text
     # The largest disagreements first, with the judge's reason (|gold - judge| = 4: s0, s5, s9).
@@ -154,3 +163,17 @@ def test_an_invalid_gold_set_is_a_usage_error_naming_file_and_index(
     err = result.stderr.str()
     assert "labels.yaml: annotations[1]: score is required and must be a finite number" in err
     assert "Traceback" not in err
+
+
+def test_under_xdist_the_controller_computes_and_gates(
+    pytester: pytest.Pytester, omk_run: OmkRun, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    lenient = [5, 4, 5, 4, 4, 5, 4, 4, 5, 5]
+    record(pytester, omk_run, fake_llm, monkeypatch, lenient)
+    gold_dir(pytester, [5, 2, 5, 2, 1, 5, 1, 2, 5, 5])
+    result = replay(omk_run, "--omk-gold=gold", "--omk-min-tnr=0.5", "-n", "2", "--omk-report=r.json")
+    assert result.ret == 1, result.stdout.str()  # every sample passed: the gate failed the run
+    assert result.parseoutcomes().get("passed") == 10
+    text = result.stdout.str()
+    assert "omk judge agreement" in text and "FAILED gate: TNR 95% interval lower bound 0.000" in text
+    assert load_report(pytester.path / "r.json")["calibration"][0]["tnr"]["hits"] == 0
