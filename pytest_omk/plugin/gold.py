@@ -76,7 +76,11 @@ class CalibrationItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         """The dataset's directory and the item's name."""
-        return self.path, None, f"{ITEM_NAME}: {self.dataset.directory}"
+        return (
+            self.path,
+            None,
+            f"{ITEM_NAME}: {self.config.stash[gold_plugin_key].shown(self.dataset.directory)}",
+        )
 
 
 class GoldPlugin:
@@ -90,11 +94,16 @@ class GoldPlugin:
         self.readings: dict[tuple[str | None, str], JudgeReading] = {}
         self.results: dict[tuple[str, str | None], Calibration] = {}
         self.datasets: list[GoldDataset] = []
+        self.paths: dict[str, Path] = {}
+        """Each dataset's directory by its display name (relative to the rootdir when below it)."""
         for directory in settings.datasets:
             try:
-                self.datasets.append(load_gold(Path(directory)))
+                loaded = load_gold(Path(directory))
             except ConfigError as exc:
                 raise pytest.UsageError(f"omk: --omk-gold: {exc}") from None
+            shown = _display(Path(directory), config.rootpath)
+            self.datasets.append(loaded.model_copy(update={"directory": shown}))
+            self.paths[shown] = Path(directory)
         self.shown = config.stash.get(shown_key, str)
 
     @pytest.hookimpl(wrapper=True)
@@ -103,7 +112,7 @@ class GoldPlugin:
         # last after all of them (after any reordering, pytest-randomly's): the samples run first.
         if not hasattr(self.config, "workerinput"):  # under xdist the controller computes them
             for dataset in self.datasets:
-                parent = GoldDirectory.from_parent(session, path=Path(dataset.directory))
+                parent = GoldDirectory.from_parent(session, path=self.paths[dataset.directory])
                 for variant in self.variants:
                     name = ITEM_NAME if variant is None else f"{ITEM_NAME}[{variant}]"
                     items.append(
@@ -167,10 +176,17 @@ class GoldPlugin:
             return
         terminalreporter.write_sep("=", "omk judge agreement")
         for found in self.results.values():
-            terminalreporter.write_line(f"{found.dataset}: {'FAILED' if found.failures else 'passed'}",
+            terminalreporter.write_line(f"{self.shown(found.dataset)}: {'FAILED' if found.failures else 'passed'}",
                                         red=bool(found.failures))  # fmt: skip
             for line in [*(f"  FAILED gate: {f}" for f in found.failures), *figure_lines(found, self.shown)]:
                 terminalreporter.write_line(line)
+
+
+def _display(directory: Path, rootdir: Path) -> str:
+    try:
+        return directory.relative_to(rootdir).as_posix()
+    except ValueError:
+        return str(directory)
 
 
 def calibration_section(config: pytest.Config) -> dict[str, Any]:

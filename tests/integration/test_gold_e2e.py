@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -177,3 +178,19 @@ def test_under_xdist_the_controller_computes_and_gates(
     text = result.stdout.str()
     assert "omk judge agreement" in text and "FAILED gate: TNR 95% interval lower bound 0.000" in text
     assert load_report(pytester.path / "r.json")["calibration"][0]["tnr"]["hits"] == 0
+
+
+def test_the_worked_example_runs_offline_and_shows_the_lenient_judge(
+    pytester: pytest.Pytester, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``pytest examples/judge-calibration`` (docs/judge.md): replay only, no key, no network."""
+    shutil.copytree(Path(__file__).resolve().parents[2] / "examples" / "judge-calibration", pytester.path,
+                    dirs_exist_ok=True)  # fmt: skip
+    monkeypatch.setenv("CI", "true")
+    result = omk_run("--omk-record-mode=none", "--omk-report=r.json")
+    assert result.ret == 1
+    assert result.parseoutcomes().get("passed") == 8, result.stdout.str()
+    text = result.stdout.str()
+    assert "FAILED gold::judge-agreement - FAILED gate: TNR 95% interval lower bound 0.000" in text
+    assert "TNR 0.00 (0/3" in text and "model calls: 0 live, 16 replayed" in text
+    assert load_report(pytester.path / "r.json")["calibration"][0]["annotator"] == "support-team-lead"
