@@ -18,7 +18,7 @@ GOLD_OPTIONS: tuple[Option, ...] = (
            "after the samples, one calibration item compares its labels with the judge's scores (repeatable)",
            metavar="DIR", listing="paths"),
     Option("--omk-min-agreement", "with --omk-gold, the calibration item fails when the lower bound of "
-           "Krippendorff's alpha's 95%% interval is below X", None, number(low=-1, high=1), _X),
+           "Krippendorff's alpha's 95 percent interval is below X", None, number(low=-1, high=1), _X),
     Option("--omk-min-tpr", "with --omk-gold, fail when the lower bound of the judge's true-positive rate "
            "(gold passes it also passes) is below X", None, number(low=0, high=1), _X),
     Option("--omk-min-tnr", "with --omk-gold, fail when the lower bound of the judge's true-negative rate "
