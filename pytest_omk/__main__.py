@@ -8,6 +8,8 @@
 - ``render REPORT.json [--html PATH] [--markdown PATH]`` writes the HTML report and the Markdown
   summary of any report file (merged shards included) exactly as the run that wrote it would have;
   0 when written, 1 when a file could not be written, 4 on unusable input.
+- ``gold init REPORT DIR [--html PAGE] [--sample N --seed S]`` writes a blind gold dataset skeleton
+  (and a labelling page) for a report's judged samples (:mod:`pytest_omk.report.gold_init`).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from pytest_omk.errors import ConfigError
+from pytest_omk.report.gold_init import add_command as add_gold_command
 
 USAGE_ERROR = 4
 
@@ -55,7 +58,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     render.add_argument("report", type=Path, metavar="REPORT", help="a --omk-report file")
     render.add_argument("--html", type=Path, metavar="PATH", help="write the HTML report here")
     render.add_argument("--markdown", type=Path, metavar="PATH", help="write the Markdown summary here")
+    add_gold_command(commands)  # gold init: pytest_omk.report.gold_init
     args = parser.parse_args(argv)
+    if args.command == "gold":
+        return int(args.handler(args))
     return _merge(args) if args.command == "merge" else _render(args)
 
 
