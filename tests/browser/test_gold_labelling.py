@@ -34,8 +34,10 @@ def _report(path: Path) -> None:
 
 
 def _key(page: Page, key: str) -> None:
-    text = {"text": key} if len(key) == 1 else {}
-    page.send("Input.dispatchKeyEvent", type="keyDown", key=key, **text)
+    if len(key) == 1:  # a printable key carries its text
+        page.send("Input.dispatchKeyEvent", type="keyDown", key=key, text=key)
+    else:
+        page.send("Input.dispatchKeyEvent", type="keyDown", key=key)
     page.send("Input.dispatchKeyEvent", type="keyUp", key=key)
 
 
