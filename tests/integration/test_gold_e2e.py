@@ -166,6 +166,7 @@ def test_an_invalid_gold_set_is_a_usage_error_naming_file_and_index(
     assert "Traceback" not in err
 
 
+@pytest.mark.multiprocess
 def test_under_xdist_the_controller_computes_and_gates(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
