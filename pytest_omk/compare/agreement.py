@@ -115,3 +115,23 @@ def wilson(successes: int, trials: int) -> tuple[float, float] | None:
     centre = (p + z2 / (2 * trials)) / (1 + z2 / trials)
     half = Z95 * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials)) / (1 + z2 / trials)
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def replicate_alpha(units: Sequence[Sequence[float]]) -> float | None:
+    """Krippendorff's interval α of units each rated several times (a judge's replicates of one
+    sample's dimension): units with fewer than two ratings are not pairable and left out.
+
+    D_o sums, per unit, the squared differences of its ordered pairs of ratings over m_u − 1; D_e the
+    same over every ordered pair of the pooled ratings; α = 1 − (n − 1)·ΣD_o / ΣD_e with n the pooled
+    count. ``None`` when nothing is pairable or the pooled ratings have no variance.
+    """
+    pairable = [list(u) for u in units if len(u) >= 2]
+    pooled = [v for u in pairable for v in u]
+    n = len(pooled)
+    if n < 2 or len(set(pooled)) < 2:
+        return None
+    within = math.fsum(
+        2 * (len(u) * math.fsum(v * v for v in u) - math.fsum(u) ** 2) / (len(u) - 1) for u in pairable
+    )
+    between = 2 * (n * math.fsum(v * v for v in pooled) - math.fsum(pooled) ** 2)
+    return 1 - (n - 1) * within / between

@@ -15,5 +15,7 @@ class GoldSettings:
     """``--omk-min-agreement``: the lowest allowed lower bound of α's 95 % interval."""
     min_tpr: float | None = None
     min_tnr: float | None = None
+    min_judge_consistency: float | None = None
+    """``--omk-min-judge-consistency``: the lowest allowed α of a dimension across judge replicates."""
     export: str | None = None
     """``--omk-gold-export``: where the (sample, gold, judge, pass/fail) rows are written as CSV."""

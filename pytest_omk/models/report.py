@@ -98,7 +98,7 @@ class AssertionEntry(_WithOptionalKeys):
 class RubricEntry(_WithOptionalKeys):
     """One rubric dimension's reading (with its spread over the runs of a repeated sample)."""
 
-    OPTIONAL_KEYS = ("readings", "sd", "runs", "cause", "line")
+    OPTIONAL_KEYS = ("readings", "sd", "runs", "cause", "line", "judgeReadings")
 
     score: Score
     weight: Number = Field(gt=0, le=1)
@@ -112,6 +112,9 @@ class RubricEntry(_WithOptionalKeys):
     line: int | None = Field(default=None, ge=1)
     """The dimension's 1-based line in its sample file (its key's); written when a check of the
     sample did not pass."""
+    judgeReadings: list[Number | None] | None = None
+    """Each judge replicate's score under ``--omk-judge-repeat`` > 1 (``None``: an unusable reply),
+    in replicate order; written only then."""
 
 
 class ExecutionRecord(_WithOptionalKeys):

@@ -264,9 +264,11 @@ class RecordCollector:
             else None
         )
         from pytest_omk.plugin.gold import calibration_section
+        from pytest_omk.plugin.judge_consistency import consistency_section
 
-        calibration = calibration_section(self.config)  # --omk-gold: the judge-agreement items' figures
-        return {**build_report(rows, totals, self.settings, analysis, answered), **run, **calibration}
+        # --omk-gold's judge-agreement figures; --omk-judge-repeat's consistency across replicates.
+        judge = {**calibration_section(self.config), **consistency_section(self.config)}
+        return {**build_report(rows, totals, self.settings, analysis, answered), **run, **judge}
 
     def _write_empty(self, session: pytest.Session) -> None:
         """No sample ran (nothing collected, a collection error ...): the JSON report is still written."""

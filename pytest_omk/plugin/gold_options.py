@@ -23,6 +23,9 @@ GOLD_OPTIONS: tuple[Option, ...] = (
            "(gold passes it also passes) is below X", None, number(low=0, high=1), _X),
     Option("--omk-min-tnr", "with --omk-gold, fail when the lower bound of the judge's true-negative rate "
            "(gold fails it also fails) is below X", None, number(low=0, high=1), _X),
+    Option("--omk-min-judge-consistency", "with --omk-judge-repeat N >= 2, fail the run when a rubric "
+           "dimension's Krippendorff alpha across the judge's replicates is below X", None,
+           number(low=-1, high=1), _X),
     Option("--omk-gold-export", "with --omk-gold, write the (sample, gold, judge, pass/fail) rows to this CSV "
            "file", metavar="CSV"),
 )  # fmt: skip
@@ -57,9 +60,10 @@ def gold_settings(config: pytest.Config) -> GoldSettings:
     elif export:
         export = str(Path(config.invocation_params.dir) / export)
     settings = GoldSettings(datasets=datasets, export=export, **values)
-    gated = [o.flag for o in GOLD_OPTIONS[1:] if values.get(o.dest.removeprefix("omk_")) is not None] + (
-        ["--omk-gold-export"] if export else []
-    )
+    gated = [
+        flag for flag in ("--omk-min-agreement", "--omk-min-tpr", "--omk-min-tnr")
+        if values.get(flag.removeprefix("--omk-").replace("-", "_")) is not None
+    ] + (["--omk-gold-export"] if export else [])  # fmt: skip
     if gated and not datasets:
         raise pytest.UsageError(f"omk: {gated[0]} needs --omk-gold (the gold dataset to compare with)")
     return settings
@@ -69,6 +73,14 @@ def register_gold(config: pytest.Config, settings: Settings) -> None:
     """With ``--omk-gold``: load the datasets (a usage error when one is invalid) and register the
     calibration plugin."""
     gold = gold_settings(config)
+    if gold.min_judge_consistency is not None and settings.judge_repeat < 2:
+        raise pytest.UsageError("omk: --omk-min-judge-consistency needs --omk-judge-repeat 2 or more")
+    if settings.judge_repeat >= 2:
+        from pytest_omk.plugin.judge_consistency import JudgeConsistency, judge_consistency_key
+
+        consistency = JudgeConsistency(gold.min_judge_consistency)
+        config.stash[judge_consistency_key] = consistency
+        config.pluginmanager.register(consistency, "omk-judge-consistency")
     if not gold.datasets:
         return
     config.addinivalue_line("markers", "omk_calibration: a judge-calibration item (--omk-gold)")
