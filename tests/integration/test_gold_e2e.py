@@ -195,3 +195,48 @@ def test_the_worked_example_runs_offline_and_shows_the_lenient_judge(
     assert "FAILED gold::judge-agreement - FAILED gate: TNR 95% interval lower bound 0.000" in text
     assert "TNR 0.00 (0/3" in text and "model calls: 0 live, 16 replayed" in text
     assert load_report(pytester.path / "r.json")["calibration"][0]["annotator"] == "support-team-lead"
+
+
+def test_one_item_per_variant_selectable_with_k_and_the_contamination_warning(
+    pytester: pytest.Pytester, omk_run: OmkRun, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (pytester.path / "terse.md").write_text("Be terse.", encoding="utf-8")
+    (pytester.path / "chatty.md").write_text("Be chatty.", encoding="utf-8")
+    variants = ("--omk-variant=terse=terse.md", "--omk-variant=chatty=chatty.md")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.openai_base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-gold-variants-77aa")
+    samples = []
+    for i, score in enumerate(JUDGE[:4]):
+        fake_llm.add_rule(f"ANSWER{i:02d}", json.dumps({"score": score, "reason": f"r{i}"}), system="judge")
+        fake_llm.add_rule(f"QUESTION{i:02d}", f"ANSWER{i:02d}")
+        samples.append(
+            sample(f"s{i}", f"QUESTION{i:02d}", rubric={"quality": {"criterion": "good", "weight": 1}})
+        )
+    write_sample_set(pytester, *samples)
+    args = (
+        "--omk-executor=openai",
+        "--omk-judge=openai",
+        "--omk-judge-model=gpt-4o",
+        "--omk-recordings=rec",
+        *variants,
+    )
+    assert omk_run(*args, "--omk-record-mode=all").ret in (0, 1)
+    monkeypatch.delenv("OPENAI_API_KEY")
+    monkeypatch.setenv("CI", "true")
+    gold_dir(pytester, JUDGE[:4], annotator="GPT-4o")  # the judge model labelled its own answers
+
+    result = omk_run(*args, "--omk-record-mode=none", "--omk-gold=gold", "-rA")
+    text = result.stdout.str()
+    assert "PASSED gold::judge-agreement[terse]" in text and "PASSED gold::judge-agreement[chatty]" in text
+    assert text.count("judge agreement (variant terse): 4 pairs") >= 1
+    assert 'warning: gold annotator "GPT-4o" overlaps with judge model "gpt-4o"' in text
+
+    skipped = omk_run(*args, "--omk-record-mode=none", "--omk-gold=gold", "-k", "not judge-agreement")
+    assert skipped.parseoutcomes().get("deselected") == 2, skipped.stdout.str()
+    only = omk_run(
+        *args, "--omk-record-mode=none", "--omk-gold=gold", "-k", "judge-agreement and chatty", "-rA"
+    )
+    outcomes = only.parseoutcomes()
+    assert outcomes.get("passed") == 1 and outcomes.get("deselected") == 9, only.stdout.str()
+    # Its samples did not run, so every label is listed as not collected, never silently dropped.
+    assert "not collected (4): s0, s1, s2, s3" in only.stdout.str()

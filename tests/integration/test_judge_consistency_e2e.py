@@ -45,7 +45,9 @@ def test_a_dimension_the_judge_cannot_repeat_fails_the_run(
     monkeypatch.setenv("CI", "true")
     calls = len(fake_llm.requests)
 
-    result = omk_run(*args, "--omk-record-mode=none", "--omk-min-judge-consistency=0.8", "--omk-report=r.json")
+    result = omk_run(
+        *args, "--omk-record-mode=none", "--omk-min-judge-consistency=0.8", "--omk-report=r.json"
+    )
     assert len(fake_llm.requests) == calls  # replayed: nothing sent
     text = result.stdout.str()
     assert result.ret == 1, text
