@@ -15,6 +15,7 @@ import pytest
 from pytest_omk.loading import gold as gold_module
 from pytest_omk.loading.gold import GoldIssue, load_gold
 
+probe = pytest.mark.probe
 META = 'metadata:\n  annotator: a\n  annotatedAt: "2026-12-01"\n  version: "1"\n'
 
 
@@ -32,6 +33,7 @@ def refused(directory: Path) -> str:
     return str(caught.value)
 
 
+@probe("hostile gold file")
 def test_a_link_out_of_the_directory_is_refused_not_followed(tmp_path: Path) -> None:
     secret = tmp_path / "secret.yaml"
     secret.write_text("annotations:\n  - {sample_id: leaked, score: 3}\n", encoding="utf-8")
@@ -42,6 +44,7 @@ def test_a_link_out_of_the_directory_is_refused_not_followed(tmp_path: Path) -> 
     assert "leaked" not in message
 
 
+@probe("hostile gold file")
 def test_a_link_to_a_device_and_a_fifo_are_refused(tmp_path: Path) -> None:
     root = dataset(tmp_path, "annotations:\n  - {sample_id: a, score: 3}\n")
     (root / "zero.yaml").symlink_to("/dev/zero")
@@ -53,6 +56,7 @@ def test_a_link_to_a_device_and_a_fifo_are_refused(tmp_path: Path) -> None:
     assert any("zero.yaml: the file is not a regular file (a symbolic link" in i for i in issues)
 
 
+@probe("hostile gold file")
 def test_a_file_over_the_size_limit_is_refused_unread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -61,6 +65,7 @@ def test_a_file_over_the_size_limit_is_refused_unread(
     assert "labels.yaml: the file is larger than 1000 bytes" in refused(root)
 
 
+@probe("hostile gold file")
 def test_a_yaml_alias_bomb_fails_at_once(tmp_path: Path) -> None:
     rows = ['a0: &a0 ["x","x","x","x","x","x","x","x","x"]']
     rows += [f"a{i}: &a{i} [{','.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 9)]
@@ -68,6 +73,7 @@ def test_a_yaml_alias_bomb_fails_at_once(tmp_path: Path) -> None:
     assert "labels.yaml" in refused(root) and "alias" in refused(root)
 
 
+@probe("hostile gold file")
 @pytest.mark.parametrize(
     ("score", "problem"),
     [
@@ -87,11 +93,13 @@ def test_nan_and_huge_scores_are_refused_with_file_and_index(
     assert f"{root / 'labels.yaml'}: annotations[1]: {problem}" in refused(root)
 
 
+@probe("hostile gold file")
 def test_a_duplicate_id_is_refused_at_its_second_place(tmp_path: Path) -> None:
     root = dataset(tmp_path, "annotations:\n  - {sample_id: a, score: 3}\n  - {sample_id: a, score: 4}\n")
     assert 'labels.yaml: annotations[1]: duplicate sample_id "a"' in refused(root)
 
 
+@probe("hostile gold file")
 def test_a_hundred_thousand_annotations_load(tmp_path: Path) -> None:
     # Bounded by the file size limit (16 MB) and loaded in one pass; the time is measured in
     # benchmarks/, never here.
@@ -102,6 +110,7 @@ def test_a_hundred_thousand_annotations_load(tmp_path: Path) -> None:
     assert loaded.annotations[-1].sample_id == "s99999"
 
 
+@probe("hostile gold file")
 def test_more_files_than_allowed_are_refused_before_any_is_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
