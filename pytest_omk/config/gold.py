@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+JUDGE_PROBES = ("length",)
+"""``--omk-judge-probe``'s probes (:mod:`pytest_omk.judge.probe`)."""
+
 
 @dataclass(frozen=True)
 class GoldSettings:
@@ -17,5 +20,7 @@ class GoldSettings:
     min_tnr: float | None = None
     min_judge_consistency: float | None = None
     """``--omk-min-judge-consistency``: the lowest allowed α of a dimension across judge replicates."""
+    max_judge_bias: float | None = None
+    """``--omk-max-judge-bias``: the largest allowed length-probe shift (its interval beyond ±X fails)."""
     export: str | None = None
     """``--omk-gold-export``: where the (sample, gold, judge, pass/fail) rows are written as CSV."""

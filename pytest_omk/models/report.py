@@ -232,7 +232,7 @@ class Mutation(_Record):
 class SampleRecord(_WithOptionalKeys):
     """One eval item's record, from setup (before anything ran) to the report."""
 
-    OPTIONAL_KEYS = ("judgeFormatRefused", "judgeSameModel")
+    OPTIONAL_KEYS = ("judgeFormatRefused", "judgeSameModel", "judgeProbe")
 
     nodeid: str
     file: str
@@ -270,6 +270,9 @@ class SampleRecord(_WithOptionalKeys):
     """Judge endpoints that refused the structured output asked for, by endpoint (written only then)."""
     judgeSameModel: str | None = None
     """``'<model>' at <server>`` when the judge answered from the model under test (written only then)."""
+    judgeProbe: dict[str, Number] = Field(default_factory=dict)
+    """``--omk-judge-probe length``: per rubric dimension, the score of the output with neutral filler
+    appended minus the output's score (written only then)."""
     order: int = Field(default=0, exclude=True)
     """Where the item was collected (the report lists records in that order); not reported."""
 

@@ -265,9 +265,14 @@ class RecordCollector:
         )
         from pytest_omk.plugin.gold import calibration_section
         from pytest_omk.plugin.judge_consistency import consistency_section
+        from pytest_omk.plugin.judge_probe import probe_section
 
-        # --omk-gold's judge-agreement figures; --omk-judge-repeat's consistency across replicates.
-        judge = {**calibration_section(self.config), **consistency_section(self.config)}
+        # --omk-gold's agreement, --omk-judge-repeat's consistency, --omk-judge-probe's length bias.
+        judge = {
+            **calibration_section(self.config),
+            **consistency_section(self.config),
+            **probe_section(self.config),
+        }
         return {**build_report(rows, totals, self.settings, analysis, answered), **run, **judge}
 
     def _write_empty(self, session: pytest.Session) -> None:

@@ -26,6 +26,8 @@ GOLD_OPTIONS: tuple[Option, ...] = (
     Option("--omk-min-judge-consistency", "with --omk-judge-repeat N >= 2, fail the run when a rubric "
            "dimension's Krippendorff alpha across the judge's replicates is below X", None,
            number(low=-1, high=1), _X),
+    Option("--omk-max-judge-bias", "with --omk-judge-probe, fail the run when a rubric dimension's mean score "
+           "shift lies beyond +-X (its whole 95 percent interval)", None, number(low=0), _X),
     Option("--omk-gold-export", "with --omk-gold, write the (sample, gold, judge, pass/fail) rows to this CSV "
            "file", metavar="CSV"),
 )  # fmt: skip
@@ -75,6 +77,14 @@ def register_gold(config: pytest.Config, settings: Settings) -> None:
     gold = gold_settings(config)
     if gold.min_judge_consistency is not None and settings.judge_repeat < 2:
         raise pytest.UsageError("omk: --omk-min-judge-consistency needs --omk-judge-repeat 2 or more")
+    if gold.max_judge_bias is not None and settings.judge_probe is None:
+        raise pytest.UsageError("omk: --omk-max-judge-bias needs --omk-judge-probe length")
+    if settings.judge_probe is not None:
+        from pytest_omk.plugin.judge_probe import JudgeProbe, judge_probe_key
+
+        probe = JudgeProbe(gold.max_judge_bias)
+        config.stash[judge_probe_key] = probe
+        config.pluginmanager.register(probe, "omk-judge-probe")
     if settings.judge_repeat >= 2:
         from pytest_omk.plugin.judge_consistency import JudgeConsistency, judge_consistency_key
 

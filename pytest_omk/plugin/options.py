@@ -17,6 +17,7 @@ import pytest
 
 from pytest_omk.compare.variants import Variant, parse_variants
 from pytest_omk.config.converters import Converter, boolean, choice, integer, number, repeat_count, text
+from pytest_omk.config.gold import JUDGE_PROBES
 from pytest_omk.config.settings import Settings
 from pytest_omk.config.shard import parse_shard
 from pytest_omk.errors import ConfigError
@@ -72,6 +73,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("--omk-judge-response-format", "structured output asked of the judge: json_object, json_schema "
            "(the score's schema) or none; a server answering 400 to it is judged without it", "json_object",
            choice(*JUDGE_RESPONSE_FORMATS), "FORMAT"),
+    Option("--omk-judge-probe", "judge each output once more with neutral filler appended (length) and "
+           "report each rubric dimension's score shift", None, choice(*JUDGE_PROBES), "PROBE"),
     Option("--omk-max-checks", "most assertions plus rubric dimensions per sample (more is a collection error)",
            200, integer(1), _N),
     Option("--omk-rubric-threshold", "a rubric dimension passes when its 1-5 score >= X", 3.0,

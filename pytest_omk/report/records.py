@@ -195,6 +195,9 @@ def judge_provenance(runs: Sequence[SampleRun]) -> dict[str, Any]:
     same = next((run.judge.same_model for run in runs if run.judge.same_model), None)
     if same:
         parts["judgeSameModel"] = same
+    probe = next((run.judge.probe for run in runs if run.judge.probe), None)
+    if probe:  # --omk-judge-probe (the first run's, as for the execution)
+        parts["judgeProbe"] = dict(probe)
     return parts
 
 
