@@ -263,16 +263,9 @@ class RecordCollector:
             if answerer
             else None
         )
-        from pytest_omk.plugin.gold import calibration_section
-        from pytest_omk.plugin.judge_consistency import consistency_section
-        from pytest_omk.plugin.judge_probe import probe_section
+        from pytest_omk.plugin.gold import judge_sections  # agreement, consistency, length probe
 
-        # --omk-gold's agreement, --omk-judge-repeat's consistency, --omk-judge-probe's length bias.
-        judge = {
-            **calibration_section(self.config),
-            **consistency_section(self.config),
-            **probe_section(self.config),
-        }
+        judge = judge_sections(self.config)
         return {**build_report(rows, totals, self.settings, analysis, answered), **run, **judge}
 
     def _write_empty(self, session: pytest.Session) -> None:

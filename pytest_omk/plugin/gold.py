@@ -195,3 +195,12 @@ def calibration_section(config: pytest.Config) -> dict[str, Any]:
     if plugin is None or not plugin.results:
         return {}
     return {"calibration": [c.model_dump(mode="json") for c in plugin.results.values()]}
+
+
+def judge_sections(config: pytest.Config) -> dict[str, Any]:
+    """The JSON report's judge checks: ``calibration`` (``--omk-gold``), ``judgeConsistency``
+    (``--omk-judge-repeat`` >= 2) and ``judgeProbe`` (``--omk-judge-probe``), each only when it applies."""
+    from pytest_omk.plugin.judge_consistency import consistency_section
+    from pytest_omk.plugin.judge_probe import probe_section
+
+    return {**calibration_section(config), **consistency_section(config), **probe_section(config)}
