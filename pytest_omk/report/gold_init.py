@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import stat
 import sys
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
@@ -30,6 +31,8 @@ from pytest_omk.errors import ConfigError
 from pytest_omk.models.report import SampleRecord
 
 USAGE_ERROR = 4
+MAX_REPORT_BYTES = 1 << 30
+"""Largest report read (a 10,000-sample report is about 30 MB)."""
 
 
 def add_command(commands: Any) -> None:
@@ -112,9 +115,22 @@ def skeleton(records: Sequence[SampleRecord], annotator: str) -> tuple[str, str]
     return yaml.safe_dump(metadata, **dump), yaml.safe_dump(rows, **dump)  # type: ignore[call-overload]
 
 
+def _check_file(path: Path) -> None:
+    """A regular file of a bounded size: a FIFO would block the read, a device never end it."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise ConfigError(f"{path} is not a regular file (a FIFO, a device, a socket or a directory)")
+    if info.st_size > MAX_REPORT_BYTES:
+        raise ConfigError(f"{path} is {info.st_size:,} bytes; a report may have at most {MAX_REPORT_BYTES:,}")
+
+
 def run_init(args: argparse.Namespace) -> int:
     """The command's body: read, choose, write; 4 on unusable input, 1 when a file cannot be written."""
     try:
+        _check_file(args.report)
         document = read_report(args.report)
         records = judged_records(document, args.report)
         if args.sample is not None and args.sample < 1:

@@ -7,6 +7,7 @@ in ids and outputs, broken records), and once by a real recorded run.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import Counter
 from pathlib import Path
@@ -82,6 +83,9 @@ def test_it_refuses_to_overwrite_and_names_a_broken_record(tmp_path: Path) -> No
     done = omk_command(tmp_path, "gold", "init", "bad.json", "fresh")
     assert done.returncode == 4 and "bad.json: samples[1] is not a pytest-omk record" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "fresh").exists()
+    os.mkfifo(tmp_path / "pipe.json")  # reading it would wait for a writer forever
+    done = omk_command(tmp_path, "gold", "init", "pipe.json", "fresh")
+    assert done.returncode == 4 and "pipe.json is not a regular file" in done.stderr
     (tmp_path / "nested.json").write_text("[" * 100_000, encoding="utf-8")
     done = omk_command(tmp_path, "gold", "init", "nested.json", "fresh")
     assert done.returncode == 4 and "Traceback" not in done.stderr
