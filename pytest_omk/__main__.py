@@ -5,6 +5,8 @@
 - ``render REPORT.json [--html PATH] [--markdown PATH]`` writes the HTML report and the Markdown
   summary of any report file (merged shards included) exactly as the run that wrote it would have
   (:mod:`pytest_omk.report.render`).
+- ``gold init REPORT DIR [--html PAGE] [--sample N --seed S]`` writes a blind gold dataset skeleton
+  (and a labelling page) for a report's judged samples (:mod:`pytest_omk.report.gold_init`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import sys
 from collections.abc import Sequence
 
 from pytest_omk.report import render
+from pytest_omk.report.gold_init import add_command as add_gold_command
 from pytest_omk.report.merge_command import add_merge, run_merge
 
 
@@ -23,7 +26,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     add_merge(commands)
     render.add_parser(commands)
+    add_gold_command(commands)  # gold init: its handler is set on the parsed arguments
     args = parser.parse_args(argv)
+    if args.command == "gold":
+        return int(args.handler(args))
     return run_merge(args) if args.command == "merge" else render.run(args)
 
 

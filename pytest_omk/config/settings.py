@@ -29,6 +29,8 @@ class Settings:
     judge_model: str | None = None
     judge_repeat: int = 1
     judge_failure: str = "error"
+    judge_probe: str | None = None
+    """``--omk-judge-probe``: ``length`` judges each output again with neutral filler appended."""
     judge_response_format: str = "json_object"
     """``json_object``, ``json_schema`` (the score's schema) or ``none``: what the judge asks for."""
     max_checks: int = 200

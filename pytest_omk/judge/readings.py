@@ -42,6 +42,8 @@ def dimension_reading(
             each,
             None,
         )
+    # The replicates themselves, for the judge's consistency (--omk-min-judge-consistency).
+    each_score = tuple(float(r.score) if isinstance(r, JudgeReply) else None for r in replies)
     scores = [float(reply.score) for reply in valid]
     mean = round2(js_sum(scores) / len(scores))
     sd = sample_sd(scores)
@@ -50,7 +52,10 @@ def dimension_reading(
         listed = ", ".join(str(reply.score) for reply in valid)
         spread = f"; SD {js_number(sd)}" if sd is not None else ""
         message += f" (mean of {len(valid)}/{len(replies)} judge readings: {listed}{spread})"
-    return passes(mean, threshold, message), each, sd
+    reading = passes(mean, threshold, message)
+    if len(replies) > 1:
+        reading = reading.model_copy(update={"replicates": each_score})
+    return reading, each, sd
 
 
 def assertion_reading(reply: JudgeReply | str, threshold: float, kind: str) -> Reading:

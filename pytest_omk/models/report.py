@@ -98,7 +98,7 @@ class AssertionEntry(_WithOptionalKeys):
 class RubricEntry(_WithOptionalKeys):
     """One rubric dimension's reading (with its spread over the runs of a repeated sample)."""
 
-    OPTIONAL_KEYS = ("readings", "sd", "runs", "cause", "line")
+    OPTIONAL_KEYS = ("readings", "sd", "runs", "cause", "line", "judgeReadings")
 
     score: Score
     weight: Number = Field(gt=0, le=1)
@@ -112,6 +112,9 @@ class RubricEntry(_WithOptionalKeys):
     line: int | None = Field(default=None, ge=1)
     """The dimension's 1-based line in its sample file (its key's); written when a check of the
     sample did not pass."""
+    judgeReadings: list[Number | None] | None = None
+    """Each judge replicate's score under ``--omk-judge-repeat`` > 1 (``None``: an unusable reply),
+    in replicate order; written only then."""
 
 
 class ExecutionRecord(_WithOptionalKeys):
@@ -229,7 +232,7 @@ class Mutation(_Record):
 class SampleRecord(_WithOptionalKeys):
     """One eval item's record, from setup (before anything ran) to the report."""
 
-    OPTIONAL_KEYS = ("judgeFormatRefused", "judgeSameModel", "knownFailure")
+    OPTIONAL_KEYS = ("judgeFormatRefused", "judgeSameModel", "knownFailure", "judgeProbe")
 
     nodeid: str
     file: str
@@ -270,6 +273,9 @@ class SampleRecord(_WithOptionalKeys):
     knownFailure: str | None = None
     """``--omk-known-failures=xfail``: why the sample failed in the baseline (written only then): it
     is expected to fail again (``xfailed``; ``xpassed`` when it passes now)."""
+    judgeProbe: dict[str, Number] = Field(default_factory=dict)
+    """``--omk-judge-probe length``: per rubric dimension, the score of the output with neutral filler
+    appended minus the output's score (written only then)."""
     order: int = Field(default=0, exclude=True)
     """Where the item was collected (the report lists records in that order); not reported."""
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from pytest_omk.models import calibration as calibration_models
 from pytest_omk.models import report as models
 from pytest_omk.models import report_document as document
 from pytest_omk.models import usage
@@ -51,12 +52,23 @@ _NAMES = {
     "BudgetSummary": "budgetSummary",
     "RepeatSummary": "repeatSummary",
     "MutationSummary": "mutationSummary",
+    "Calibration": "calibration",
+    "Rate": "rate",
+    "Disagreement": "disagreement",
 }
 _MODELS: dict[str, type[BaseModel]] = {
-    name: getattr(models, name, None) or getattr(usage, name, None) or getattr(document, name)
+    name: getattr(models, name, None)
+    or getattr(usage, name, None)
+    or getattr(calibration_models, name, None)
+    or getattr(document, name)
     for name in _NAMES
 }
-_ROOTS: tuple[type[BaseModel], ...] = (models.SampleRecord, document.ReportConfig, document.ReportSummary)
+_ROOTS: tuple[type[BaseModel], ...] = (
+    models.SampleRecord,
+    document.ReportConfig,
+    document.ReportSummary,
+    calibration_models.Calibration,
+)
 _SECTIONS = {"config": "config", "summary": "summary"}
 """The document's properties that are generated definitions (property name: definition name)."""
 _CONSTRAINTS = {"ge": "minimum", "le": "maximum", "gt": "exclusiveMinimum", "lt": "exclusiveMaximum"}

@@ -203,6 +203,9 @@ class Reading(BaseModel):
     at: tuple[int, ...] = ()
     """An ``assert-set``'s reading: the index path of the child it is about (the first child that
     failed, had no evidence or could not be checked), so a report can point at that child's line."""
+    replicates: tuple[float | None, ...] = ()
+    """A rubric dimension judged several times (``--omk-judge-repeat``): each replicate's score
+    (``None``: an unusable reply), in replicate order."""
 
     @classmethod
     def passed(cls, message: str = "", score: float | None = None) -> Self:

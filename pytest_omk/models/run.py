@@ -152,6 +152,8 @@ class JudgeOutcome:
     """The structured output each judge endpoint refused (it judged without it), by endpoint."""
     same_model: str | None = None
     """``"<model> at <server>"`` when the judge is the model under test (same server, same model)."""
+    probe: Mapping[str, float] = field(default_factory=dict)
+    """``--omk-judge-probe length``: per rubric dimension, the padded output's score minus the output's."""
 
 
 @dataclass(frozen=True)

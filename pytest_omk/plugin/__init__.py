@@ -14,6 +14,7 @@ from pytest_omk.plugin.collection import NO_EXECUTOR
 from pytest_omk.plugin.collector import RecordCollector, record_collector_key
 from pytest_omk.plugin.config_checks import check_command_line, check_ini_keys, check_system_prompt
 from pytest_omk.plugin.discovery import collect_file
+from pytest_omk.plugin.gold_options import add_gold_options, gold_ini_names, gold_value_flags, register_gold
 from pytest_omk.plugin.nodes import SampleItem, SplitDirectory, release_collected, sample_host_key, shown_key
 from pytest_omk.plugin.options import add_options, ini_names, settings_from_config, value_flags
 from pytest_omk.plugin.otel import register as register_otel
@@ -27,6 +28,7 @@ explicit_dirs_key = pytest.StashKey[set[Path]]()
 def pytest_addoption(parser: pytest.Parser) -> None:
     """Register the plugin's options (``--omk-*`` and their ini keys)."""
     add_options(parser)
+    add_gold_options(parser)
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -81,6 +83,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
         config.pluginmanager.register(SuiteLevelProperties(config), "omk-junit-suite-properties")
     _register_explicit_samples(config, session)
+    register_gold(config, settings)
 
 
 def _register_outcome_features(config: pytest.Config, session: OmkSession) -> None:
@@ -129,8 +132,8 @@ def _register_reporting(config: pytest.Config, session: OmkSession) -> None:
 def _checked_settings(config: pytest.Config) -> Settings:
     """The run's options, checked as pytest configures: a usage error stops the run before any
     file is collected or any xdist worker started (see pytest_omk.plugin.config_checks)."""
-    check_command_line(config, value_flags())
-    check_ini_keys(config, ini_names())
+    check_command_line(config, (*value_flags(), *gold_value_flags()))
+    check_ini_keys(config, (*ini_names(), *gold_ini_names()))
     settings = settings_from_config(config)
     check_system_prompt(config, settings)
     return settings

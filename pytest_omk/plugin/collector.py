@@ -263,7 +263,10 @@ class RecordCollector:
             if answerer
             else None
         )
-        return {**build_report(rows, totals, self.settings, analysis, answered), **run}
+        from pytest_omk.plugin.gold import judge_sections  # agreement, consistency, length probe
+
+        judge = judge_sections(self.config)
+        return {**build_report(rows, totals, self.settings, analysis, answered), **run, **judge}
 
     def _write_empty(self, session: pytest.Session) -> None:
         """No sample ran (nothing collected, a collection error ...): the JSON report is still written."""

@@ -17,6 +17,7 @@ import pytest
 
 from pytest_omk.compare.variants import Variant, parse_variants
 from pytest_omk.config.converters import Converter, boolean, choice, integer, number, repeat_count, text
+from pytest_omk.config.gold import JUDGE_PROBES
 from pytest_omk.config.settings import Settings
 from pytest_omk.errors import ConfigError
 from pytest_omk.execute.pricing import PRICE_LINE, parse_prices
@@ -72,6 +73,8 @@ OPTIONS: tuple[Option, ...] = (
     Option("--omk-judge-response-format", "structured output asked of the judge: json_object, json_schema "
            "(the score's schema) or none; a server answering 400 to it is judged without it", "json_object",
            choice(*JUDGE_RESPONSE_FORMATS), "FORMAT"),
+    Option("--omk-judge-probe", "judge each output once more with neutral filler appended (length) and "
+           "report each rubric dimension's score shift", None, choice(*JUDGE_PROBES), "PROBE"),
     Option("--omk-max-checks", "most assertions plus rubric dimensions per sample (more is a collection error)",
            200, integer(1), _N),
     Option("--omk-rubric-threshold", "a rubric dimension passes when its 1-5 score >= X", 3.0,
@@ -173,10 +176,10 @@ def _help(opt: Option) -> str:
     return f"{opt.help} (default: {shown})"
 
 
-def add_options(parser: pytest.Parser) -> None:
+def add_options(parser: pytest.Parser, options: tuple[Option, ...] = OPTIONS) -> None:
     """Register every flag and ini key (values stay text: the converters read them)."""
     group = parser.getgroup("omk", "omk eval samples")
-    for opt in OPTIONS:
+    for opt in options:
         ini_type: Any = {"paths": "linelist", "args": "args"}.get(opt.listing or "", "string")
         parser.addini(opt.ini_name, _help(opt), type=ini_type, default=[] if opt.listing == "args" else None)
         if not opt.cli:
@@ -189,10 +192,11 @@ def add_options(parser: pytest.Parser) -> None:
             if opt.listing:
                 kwargs["action"] = "append"
         group.addoption(opt.flag, **kwargs)
-    add_store_durations(parser)
+    if options is OPTIONS:  # the main table's call (feature tables such as gold's come on their own)
+        add_store_durations(parser)
 
 
-def _value(config: pytest.Config, opt: Option) -> Any:
+def option_value(config: pytest.Config, opt: Option) -> Any:
     """The option's converted value: the CLI's, else the ini file's, else the default."""
     cli = config.getoption(opt.dest, default=None) if opt.cli else None
     # Identity checks: ``0`` (e.g. ``--omk-retries 0``) equals ``False`` but is a value given.
@@ -212,7 +216,7 @@ def _value(config: pytest.Config, opt: Option) -> Any:
 
 def settings_from_config(config: pytest.Config) -> Settings:
     """Read and check every option; a bad value is a :class:`pytest.UsageError`."""
-    values = {opt.dest.removeprefix("omk_"): _value(config, opt) for opt in OPTIONS}
+    values = {opt.dest.removeprefix("omk_"): option_value(config, opt) for opt in OPTIONS}
     # A path given on the command line is relative to where pytest was started; one from an
     # ini file is relative to the rootdir (the ini file's directory), like --junitxml/junit_*.
     for name in ("report", "html", "markdown", "code_quality", "system", "mcp_config", "baseline"):

@@ -149,6 +149,7 @@ class CallWiring:
             from pytest_omk.execute.calls import ModelCalls
             from pytest_omk.execute.replay_only import ReplayOnly
             from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy
+            from pytest_omk.judge.probe import probed
             from pytest_omk.run.pipeline import Stages
 
             store = self.store
@@ -165,9 +166,8 @@ class CallWiring:
                 budget=self.budget,
             )
             resolver = self._make_resolver(store)
-            self._stages = Stages(
-                calls=calls, executor=executor, resolver=resolver, judge=self._make_judge(calls)
-            )
+            judge = probed(self._make_judge(calls), self.settings.judge_probe)  # --omk-judge-probe
+            self._stages = Stages(calls=calls, executor=executor, resolver=resolver, judge=judge)
         return self._stages
 
     @cached_property

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from pytest_omk.compare.baseline import regression_parts
 from pytest_omk.report.answer_diff import markdown_section as answers_section
+from pytest_omk.report.calibration import markdown_section as calibration_section
 from pytest_omk.report.markdown_text import cell
 from pytest_omk.report.pr_comment import pr_comment_section
 from pytest_omk.report.usage import ROLE_NAMES, role_line
@@ -43,6 +44,7 @@ def render_markdown(document: Doc, *, limit: int = GITHUB_SUMMARY_LIMIT) -> str:
         *pr_comment_section(document),
         *_comparisons(document),
         *_regressions(document),
+        *calibration_section(document),
         *answers_section(samples),
     ]
     failed = [s for s in document.get("samples") or [] if needs_attention(s)]

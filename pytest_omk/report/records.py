@@ -88,8 +88,8 @@ def assertion_records(
 
 
 def rubric_records(sample: Sample, readings: dict[str, Reading]) -> dict[str, dict[str, Any]]:
-    """One entry per rubric dimension."""
-    return {
+    """One entry per rubric dimension (with each judge replicate's score under ``--omk-judge-repeat``)."""
+    entries = {
         name: _with_cause(
             {
                 "score": readings[name].score,
@@ -101,6 +101,10 @@ def rubric_records(sample: Sample, readings: dict[str, Reading]) -> dict[str, di
         )
         for name, dim in (sample.rubric or {}).items()
     }
+    for name, entry in entries.items():
+        if readings[name].replicates:
+            entry["judgeReadings"] = list(readings[name].replicates)
+    return entries
 
 
 def _with_cause(entry: dict[str, Any], reading: Reading) -> dict[str, Any]:
@@ -191,6 +195,9 @@ def judge_provenance(runs: Sequence[SampleRun]) -> dict[str, Any]:
     same = next((run.judge.same_model for run in runs if run.judge.same_model), None)
     if same:
         parts["judgeSameModel"] = same
+    probe = next((run.judge.probe for run in runs if run.judge.probe), None)
+    if probe:  # --omk-judge-probe (the first run's, as for the execution)
+        parts["judgeProbe"] = dict(probe)
     return parts
 
 

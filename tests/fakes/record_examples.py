@@ -212,10 +212,44 @@ def script_support_app(llm: FakeLLM) -> None:
         llm.add_rule(phrase, answer)
 
 
+# examples/judge-calibration: (question phrase, answer, the judge's verdict on it). The judge is
+# right about the good answers and lenient about every bad one: its scores rank the answers much as
+# the labels do (alpha near 0.6), yet it passes all three answers the labels fail (TNR 0).
+CALIBRATION = [
+    ("annual plan 20 days ago", "Yes. Annual plans get a full refund within 30 days of purchase, back to your "
+     "original payment method within 5-10 business days.", 5, "Correct window and refund path."),
+    ("monthly plan renewed", "Monthly plans are not refunded after the billing date, but you can cancel now so "
+     "it does not renew again.", 4, "Correct policy and a useful next step."),
+    ("reset my password", "Click Forgot password on the sign-in page and open the link we email you.", 4,
+     "Correct and short."),
+    ("export all my files", "Go to Settings > Data > Export all and we will email you a zip.", 4,
+     "Clear steps."),
+    ("storage quota", "Files over the quota are deleted after 7 days, so delete some soon.", 3,
+     "Clear and actionable."),
+    ("two-factor authentication", "Open Settings > Security, turn on two-factor authentication and scan the "
+     "QR code with an authenticator app.", 5, "Complete and correct."),
+    ("stopped syncing", "Check status.acme.example for current incidents.", 3, "Only one step; no fallback."),
+    ("links I share expire", "Shared links never expire.", 4, "Direct answer."),
+]  # fmt: skip
+
+
+def script_judge_calibration(llm: FakeLLM) -> None:
+    """Canned answers and judge verdicts for examples/judge-calibration."""
+    for _, answer, score, reason in CALIBRATION:
+        llm.add_rule(answer[:40], _verdict(score, reason, rubric=True), system="impartial judge")
+
+    def plain(request: RecordedRequest) -> bool:
+        return not request.system
+
+    for phrase, answer, _, _ in CALIBRATION:
+        llm.add_rule(phrase, answer, predicate=plain)
+
+
 EXAMPLES = {
     "quickstart": script_quickstart,
     "ab-compare": script_ab_compare,
     "support-app": script_support_app,
+    "judge-calibration": script_judge_calibration,
 }
 
 

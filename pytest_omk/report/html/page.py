@@ -7,6 +7,7 @@ import hashlib
 from collections.abc import Sequence
 from importlib import resources
 
+from pytest_omk.report.html.calibration import html_section
 from pytest_omk.report.html.details import sample_details
 from pytest_omk.report.html.escape import text
 from pytest_omk.report.html.sections import all_charts
@@ -53,6 +54,7 @@ def render_html(document: Doc) -> str:
             f"<title>{text(_title(document))}</title><style>{style}</style></head><body>",
             _header(document),
             f'<section class="charts"><h2>Charts</h2>{"".join(charts)}</section>' if charts else "",
+            html_section(document),  # --omk-gold's judge agreement
             _table(samples),
             f'<div id="details">{_details(samples)}</div>',
             f"<script>{script}</script></body></html>\n",
