@@ -27,7 +27,7 @@ import yaml
 from pydantic import ValidationError
 
 from pytest_omk.errors import ConfigError
-from pytest_omk.loading.report_file import read_valid_report
+from pytest_omk.loading.report_file import read_report
 from pytest_omk.models.report import SampleRecord
 
 USAGE_ERROR = 4
@@ -131,7 +131,7 @@ def run_init(args: argparse.Namespace) -> int:
     """The command's body: read, choose, write; 4 on unusable input, 1 when a file cannot be written."""
     try:
         _check_file(args.report)
-        document = read_valid_report(args.report)
+        document = read_report(args.report)
         records = judged_records(document, args.report)
         if args.sample is not None and args.sample < 1:
             raise ConfigError(f"--sample must be at least 1, not {args.sample}")
