@@ -226,7 +226,9 @@ class OmkSession:
             note_ignored_judge_recordings(item, self.calls)
         finally:
             # Every call made for the sample counts, those of a sample about to error too.
-            record_calls(item.omk_record, self.launcher.logs.get(item.nodeid))
+            record_calls(
+                item.omk_record, self._attempts.calls(item.nodeid, self.launcher.logs.get(item.nodeid))
+            )
             # The item holds the result now; the future (and its task) need not live to the end,
             # and the next sample in the window may start.
             self.launcher.forget(item.nodeid)
