@@ -18,6 +18,8 @@ answer, and no message spells an upstream URL with its userinfo.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -38,16 +40,18 @@ from pytest_omk.app.calls import (
     stored_answer,
 )
 from pytest_omk.app.messages import HttpRequest, HttpResponse, Limits, without_userinfo
+from pytest_omk.app.metering import Meter
 from pytest_omk.app.runs import UNATTRIBUTED, AppRun, AppRuns
 from pytest_omk.app.server import LoopbackServer
 from pytest_omk.errors import BudgetExhausted, ReplayMissError
-from pytest_omk.execute import anthropic, openai
 from pytest_omk.execute.pricing import PriceBook
+from pytest_omk.models.accounting import CallLedger
 from pytest_omk.recordings.repeats import OCCURRENCE, last_recorded
 from pytest_omk.recordings.store import RecordingStore
 
 if TYPE_CHECKING:
     from pytest_omk.execute.budget import Budget
+    from pytest_omk.execute.retry import AdaptiveLimiter
 
 DEFAULT_UPSTREAMS = {"openai": "https://api.openai.com/v1", "anthropic": "https://api.anthropic.com"}
 ENV_NAMES = {"openai": "OPENAI_BASE_URL", "anthropic": "ANTHROPIC_BASE_URL"}
@@ -96,6 +100,8 @@ class ModelGateway:
         budget: Budget | None = None,
         prices: PriceBook | None = None,
         limits: Limits | None = None,
+        limiter: AdaptiveLimiter | None = None,
+        ledger: CallLedger | None = None,
     ) -> None:
         self.store = store
         store.checks[KIND] = answer_problem
@@ -103,9 +109,13 @@ class ModelGateway:
         self.timeout = timeout
         self.keys = dict(keys or {})
         """Stand-in API keys handed to the app with the URLs (a replay needs none, an SDK wants one)."""
-        self.budget = budget
-        """The run's spending cap: a live call of the app asks it first, as the executors' calls do."""
         self.prices = prices or PriceBook()
+        self.meter = Meter(
+            ledger or (budget.ledger if budget is not None else CallLedger()), budget, self.prices
+        )
+        """Records each call in the ledger; a live call asks the run's budget first."""
+        self.limiter = limiter
+        """The executors' concurrency limit, which the app's live calls share."""
         self.runs = AppRuns()
         self._secret = new_secret()
         admission = Admission(
@@ -221,6 +231,10 @@ class ModelGateway:
     def _respond(self, call: _Call, payload: dict[str, Any], replayed: bool) -> HttpResponse:
         if call.run is not None:
             self.runs.count(call.run, replayed=replayed)
+        if replayed:
+            self.meter.replayed(
+                call.identity, payload, call.url, call.run.log if call.run is not None else None
+            )
         try:
             status, headers, data = replayed_answer(payload)
         except ValueError as exc:
@@ -234,22 +248,19 @@ class ModelGateway:
         self, identity: dict[str, Any], request: HttpRequest, url: str, run: AppRun | None
     ) -> tuple[dict[str, Any], bool]:
         label = run.label if run is not None else UNATTRIBUTED
-        source = run.source if run is not None else None
+        source, log = (run.source, run.log) if run is not None else (None, None)
         if self.store.replay_only and identity["occurrence"] > 0:
             earlier = self._earlier_occurrence(identity, label)
             if earlier is not None:
                 return earlier, True
 
         async def live() -> dict[str, Any]:
-            if self.budget is None:
-                return await self._forward(request, url)
-            self.budget.admit()
-            try:
-                answer = await self._forward(request, url)
-            except BaseException:
-                self.budget.settle("model", None)
-                raise
-            self.budget.settle_usage("model", *self._usage(identity, answer, url))
+            forward = functools.partial(self._forward, request, url)
+            # The executors' limit (--omk-concurrency): an app fanning out waits for slots.
+            async with self.limiter.slot() if self.limiter is not None else contextlib.nullcontext():
+                answer, refused = await self.meter.live(identity, url, len(request.body), forward, log)
+            if refused is not None:  # the call was made (and counts), but its answer is not believable
+                raise _Answered(error(502, f"pytest-omk: {refused}"))
             return answer
 
         return await self.store.call_raw(KIND, identity, live, label=label, source=source)
@@ -278,17 +289,3 @@ class ModelGateway:
                     if name in response.headers}  # fmt: skip
             raise _Answered(HttpResponse(response.status_code, response.content, kept))
         return stored_answer(response.status_code, dict(response.headers), response.content)
-
-    def _usage(
-        self, identity: Mapping[str, Any], answer: Mapping[str, Any], url: str
-    ) -> tuple[int, float | None]:
-        """Tokens and cost of a live answer, read as the built-in executors read theirs (a streamed
-        or non-JSON answer: no tokens, no price)."""
-        data = answer.get("json")
-        if not isinstance(data, dict):
-            return 0, None
-        body = identity.get("body")
-        model = str(body.get("model") or "") if isinstance(body, dict) else ""
-        read = anthropic.usage if identity.get("api") == "anthropic" else openai.usage
-        counts = read(data, model, self.prices, url)
-        return (counts.input_tokens or 0) + (counts.output_tokens or 0), counts.cost

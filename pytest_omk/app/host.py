@@ -21,6 +21,8 @@ from pytest_omk.execute.base import Executor, ExecutorDefaults
 from pytest_omk.execute.budget import Budget
 from pytest_omk.execute.local import CallableExecutor
 from pytest_omk.execute.pricing import PriceBook
+from pytest_omk.execute.retry import AdaptiveLimiter
+from pytest_omk.models.accounting import CallLedger
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
 from pytest_omk.recordings.store import RecordingStore
@@ -42,6 +44,8 @@ class AppGateway:
         timeout: float,
         budget: Budget | None = None,
         prices: PriceBook | None = None,
+        limiter: AdaptiveLimiter | None = None,
+        ledger: CallLedger | None = None,
     ) -> None:
         self._environ = environ
         keys = (
@@ -49,8 +53,9 @@ class AppGateway:
         )
         # The providers as configured before the run: where live calls go on to.
         self.gateway = ModelGateway(
-            store, upstreams_from(environ), timeout=timeout, keys=keys, budget=budget, prices=prices
-        )
+            store, upstreams_from(environ), timeout=timeout, keys=keys, budget=budget, prices=prices,
+            limiter=limiter, ledger=ledger,
+        )  # fmt: skip
         self._saved: dict[str, str | None] | None = None
 
     def start(self, *, in_process: bool) -> None:

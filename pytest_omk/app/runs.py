@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pytest_omk.models.accounting import CallLog
 from pytest_omk.models.run import ExecutionRequest
 
 UNATTRIBUTED = "app"
@@ -48,6 +49,8 @@ class AppRun:
     live: int = 0
     replayed: int = 0
     misses: list[str] = field(default_factory=list)
+    log: CallLog | None = None
+    """The sample's call log, where the gateway notes each of the run's model calls."""
     refused: list[str] = field(default_factory=list)
     """Live calls the run's budget refused (the sample is then skipped, as the budget skips)."""
     errors: list[str] = field(default_factory=list)
@@ -89,7 +92,9 @@ class AppRuns:
 
     def open(self, request: ExecutionRequest) -> AppRun:
         """A new run for ``request``; its token (128 random bits) names it in the run's base URL."""
-        run = AppRun(secrets.token_urlsafe(16), request.sample_id, request.source, request.prompt)
+        run = AppRun(
+            secrets.token_urlsafe(16), request.sample_id, request.source, request.prompt, log=request.calls
+        )
         with self._lock:
             self._open[run.token] = run
         return run

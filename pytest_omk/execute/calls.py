@@ -13,13 +13,13 @@ import asyncio
 import functools
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from pytest_omk.execute.base import Executor, TransientError
 from pytest_omk.execute.budget import Budget
 from pytest_omk.execute.progress import CallProgress
 from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy, call_with_retries
-from pytest_omk.models.accounting import CallLog, CallRecord, Role, role_of
+from pytest_omk.models.accounting import CallLedger, CallLog, CallRecord, Role, role_of
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
 from pytest_omk.recordings.endpoints import endpoint_key
@@ -44,6 +44,16 @@ class ModelCalls:
     """Counters for the status line (calls in flight, retrying, cost)."""
     budget: Budget | None = None
     """The run's spending cap: every live call asks it first (``--omk-budget-usd``/``-tokens``)."""
+    ledger: CallLedger = field(default_factory=CallLedger)
+    """Where every call is recorded (through the sample's log when there is one)."""
+    app_limiter: AdaptiveLimiter | None = None
+    """How many runs of an app under test at once (``None``: as many as ``limiter`` allows). An
+    app's run is no model call: its model calls take ``limiter``'s slots at the gateway, which
+    runs holding them could starve."""
+
+    def __post_init__(self) -> None:
+        if self.app_limiter is None:
+            self.app_limiter = AdaptiveLimiter(self.limiter.limit)
 
     def recorded(
         self, executor: Executor, request: ExecutionRequest, *, log: CallLog | None = None
@@ -57,8 +67,10 @@ class ModelCalls:
         result = self.store.recorded(
             executor.id, request, endpoint=executor_endpoint(executor), app=executor.answer_identity
         )
-        if result is not None and log is not None:
-            log.add(CallRecord.answered(role_of(request.purpose), result))
+        if result is not None:
+            self._note(
+                log, CallRecord.answered(role_of(request.purpose), request.model or executor.id, result)
+            )
         return result
 
     async def call(
@@ -73,44 +85,73 @@ class ModelCalls:
 
         ``looked_up``: :meth:`recorded` has just found no recording for it (not looked up again).
         ``log``: the sample's call log, where the call is noted once it is answered, or once a
-        live call has failed for good (a replay miss made no call).
+        live call has failed for good (a replay miss made no call). An app under test is no model
+        call: the gateway notes each of its model calls in ``log`` instead.
         """
-        role = role_of(request.purpose)
+        role, model = role_of(request.purpose), request.model or executor.id
+        app = not executor.records_answers
+        if app:
+            request = replace(request, calls=log)
+        note = functools.partial(self._note, log)
         attempt = functools.partial(self._attempt, executor, request)
+        sent = False
 
         async def live() -> ExecutionResult:
+            nonlocal sent
+            sent = True
             try:
-                # An app under test's run costs nothing itself: its model calls ask the budget
-                # at the gateway, one by one, with what each cost.
-                if self.budget is None or not executor.records_answers:
-                    result, retries = await self._live(attempt)
-                else:
-                    result, retries = await budgeted(self.budget, role, attempt, self._live)
+                result, retries = await self._sent(executor, attempt, role, model, note)
             except Exception:
-                # A model call that failed for good counts; an app under test that failed made no
-                # call of its own through here (its model calls go through the gateway).
-                if log is not None and executor.records_answers:
-                    log.add(CallRecord(role, failed=True))
+                if not app:  # a model call that failed for good counts
+                    note(CallRecord(role, model, failed=True))
                 raise
             # An app under test runs live whatever its model calls did: its result says whether
             # those were all replayed.
             replayed = result.replayed if result.appCalls is not None else False
             return result.model_copy(update={"retries": retries, "replayed": replayed})
 
-        if not executor.records_answers:
-            answer = await live()  # an app under test: its answer is never looked up nor recorded
-        else:
-            answer = await self.store.call(
-                executor.id,
-                request,
-                live,
-                endpoint=executor_endpoint(executor),
-                looked_up=looked_up,
-                app=executor.answer_identity,
-            )
-        if log is not None:
-            log.add(CallRecord.answered(role, answer))
+        if app:  # an app under test: its answer is never looked up nor recorded
+            return _noting_report(await live(), model, note)
+        answer = await self.store.call(
+            executor.id,
+            request,
+            live,
+            endpoint=executor_endpoint(executor),
+            looked_up=looked_up,
+            app=executor.answer_identity,
+        )
+        if not sent:
+            note(CallRecord.answered(role, model, answer))  # replayed
         return answer
+
+    def _note(self, log: CallLog | None, record: CallRecord) -> None:
+        """Record one call: in the sample's log (which records it in the ledger), or the ledger."""
+        if log is not None:
+            log.add(record)
+        else:
+            self.ledger.note(record)
+
+    async def _sent(
+        self,
+        executor: Executor,
+        attempt: Callable[[], Awaitable[ExecutionResult]],
+        role: Role,
+        model: str,
+        note: Callable[[CallRecord], None],
+    ) -> tuple[ExecutionResult, int]:
+        """A live ``attempt``: an app's run in its own slots; a model call asking the budget, and
+        noted as soon as it is answered (before the budget settles it: the ledger is what it reads)."""
+        if not executor.records_answers:
+            return await self._live(attempt, self.app_limiter)
+
+        def answered(result: ExecutionResult) -> None:
+            note(CallRecord.answered(role, model, result.model_copy(update={"replayed": False})))
+
+        if self.budget is None:
+            result, retries = await self._live(attempt)
+            answered(result)
+            return result, retries
+        return await budgeted(self.budget, attempt, self._live, answered)
 
     async def _attempt(self, executor: Executor, request: ExecutionRequest) -> ExecutionResult:
         """One try of the executor, timed."""
@@ -127,20 +168,24 @@ class ModelCalls:
             result = result.model_copy(update={"latencyMs": elapsed})
         return result
 
-    async def _live(self, attempt: Callable[[], Awaitable[ExecutionResult]]) -> tuple[ExecutionResult, int]:
+    async def _live(
+        self, attempt: Callable[[], Awaitable[ExecutionResult]], limiter: AdaptiveLimiter | None = None
+    ) -> tuple[ExecutionResult, int]:
         """``attempt`` under the concurrency limit, with retries (counted for the status line)."""
+        limiter = limiter or self.limiter
         if self.progress is None:
-            return await call_with_retries(attempt, policy=self.policy, limiter=self.limiter)
-        return await tracked(self.progress, attempt, self.policy, self.limiter)
+            return await call_with_retries(attempt, policy=self.policy, limiter=limiter)
+        return await tracked(self.progress, attempt, self.policy, limiter)
 
 
 async def budgeted(
     budget: Budget,
-    role: Role,
     attempt: Callable[[], Awaitable[ExecutionResult]],
     run: Callable[[Callable[[], Awaitable[ExecutionResult]]], Awaitable[tuple[ExecutionResult, int]]],
+    answered: Callable[[ExecutionResult], None],
 ) -> tuple[ExecutionResult, int]:
-    """``run(attempt)`` with the call admitted by ``budget`` first and settled when it ends.
+    """``run(attempt)`` with the call admitted by ``budget`` first and settled when it ends, once
+    ``answered`` has recorded what it used in the ledger the budget reads.
 
     Admission happens in the first attempt, inside the concurrency slot: calls queued behind the
     limit ask when they are about to be sent, so the projection sees the calls really in flight.
@@ -157,11 +202,10 @@ async def budgeted(
 
     try:
         result, retries = await run(first_admitted)
-    except BaseException:
+        answered(result)
+    finally:
         if admitted:
-            budget.settle(role, None)
-        raise
-    budget.settle(role, result)
+            budget.settle()
     return result, retries
 
 
@@ -193,5 +237,18 @@ async def tracked(
     finally:
         if retried:
             progress.retrying(-1)
-    progress.add_cost(result.costUSD)
     return result, retries
+
+
+def _noting_report(
+    answer: ExecutionResult, model: str, note: Callable[[CallRecord], None]
+) -> ExecutionResult:
+    """An app's ``answer``, its own report of what it used noted when no call through the gateway
+    explains it (an app that reaches its model another way); the gateway noted the calls it saw."""
+    calls = answer.appCalls
+    through_gateway = calls is not None and calls.live + calls.replayed > 0
+    said = answer.inputTokens is not None or answer.outputTokens is not None or answer.costUSD is not None
+    if said and not through_gateway:
+        note(CallRecord("model", model, input_tokens=answer.inputTokens, output_tokens=answer.outputTokens,
+                        cost_usd=answer.costUSD, reported=True))  # fmt: skip
+    return answer

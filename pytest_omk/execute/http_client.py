@@ -12,6 +12,7 @@ which would otherwise fail with "Event loop is closed".
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -44,19 +45,27 @@ MAX_RESPONSE_BYTES = 32 * 1024 * 1024
 
 
 def json_int(value: Any) -> int | None:
-    """``value`` when it is a JSON integer (not a bool), else ``None``.
+    """``value`` as a count when it is a JSON integer, or a float with an integral value (``20.0``:
+    some servers write counts so); ``None`` when it is absent or not a number (a bool neither).
 
-    A negative count or one beyond :data:`MAX_COUNT` (a 400-digit number) is an
-    :class:`ExecutionError`: it would make the cost negative (and ``cost_max`` pass) or overflow.
+    A negative, non-integral or non-finite count, or one beyond :data:`MAX_COUNT` (a 400-digit
+    number), is an :class:`ExecutionError`: it would make the cost negative (and ``cost_max``
+    pass), overflow, or let a budget count nothing for a call that used tokens.
     """
-    if not isinstance(value, int) or isinstance(value, bool):
+    if isinstance(value, bool) or not isinstance(value, int | float):
         return None
+    if isinstance(value, float):
+        if not math.isfinite(value) or not value.is_integer():
+            raise ExecutionError(
+                f"the provider reported an invalid token count {value!r} (allowed: whole numbers)"
+            )
+        value = int(value)
     if value < 0 or value > MAX_COUNT:
         shown = str(value) if len(str(value)) <= 20 else f"{str(value)[:20]}... ({len(str(value))} digits)"
         raise ExecutionError(
             f"the provider reported an invalid token count {shown} (allowed: 0 to {MAX_COUNT})"
         )
-    return value
+    return int(value)
 
 
 def json_str(value: Any) -> str | None:

@@ -1,4 +1,5 @@
-"""Counters of a run's model calls, shared by the call loop (writes) and the status line (reads).
+"""Counters of a run's model calls, shared by the call loop (writes) and the status line (reads);
+the cost is read from the run's call ledger, where every call is recorded.
 
 Plain Python and thread-safe: the call path updates it on the loop's thread, pytest's main thread
 reads a :class:`Snapshot` to draw the status line. "Samples" are the items whose calls were
@@ -13,6 +14,8 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from pytest_omk.models.accounting import CallLedger
 
 
 @dataclass(frozen=True)
@@ -37,12 +40,13 @@ class Snapshot:
 class CallProgress:
     """Thread-safe counters; ``clock`` is injectable for tests."""
 
-    def __init__(self, clock: Callable[[], float] | None = None) -> None:
+    def __init__(self, clock: Callable[[], float] | None = None, ledger: CallLedger | None = None) -> None:
+        """``ledger``: where the run's calls are recorded (the cost shown is read there)."""
         self._clock: Callable[[], float] = clock or time.monotonic
+        self.ledger = ledger or CallLedger()
         self._lock = threading.Lock()
         self._start: float | None = None
         self._counts = {"total": 0, "done": 0, "in_flight": 0, "retrying": 0, "failed": 0}
-        self._cost = 0.0
         self._planned = 0
 
     def _add(self, name: str, delta: int) -> None:
@@ -82,17 +86,12 @@ class CallProgress:
         """``delta`` calls more (or fewer) are between retries."""
         self._add("retrying", delta)
 
-    def add_cost(self, cost: float | None) -> None:
-        """Add a live call's cost (unknown costs add nothing)."""
-        if cost:
-            with self._lock:
-                self._cost += cost
-
     def snapshot(self) -> Snapshot:
         """The counts now, with the time since the first sample started."""
         with self._lock:
             elapsed = 0.0 if self._start is None else self._clock() - self._start
-            return Snapshot(**self._counts, cost=self._cost, elapsed=elapsed)
+            counts = dict(self._counts)
+        return Snapshot(**counts, cost=self.ledger.total().live_cost_usd, elapsed=elapsed)
 
 
 def _duration(seconds: float) -> str:

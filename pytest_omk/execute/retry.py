@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import threading
 from collections import deque
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
@@ -77,7 +78,10 @@ class AdaptiveLimiter:
         self._in_flight = 0
         self._successes = 0
         self._epoch = 0
-        self._waiters: deque[asyncio.Future[None]] = deque()
+        self._waiters: deque[_Waiter] = deque()
+        # Thread-safe: the executors' calls hold slots on the call loop, an app's model calls
+        # through the gateway on the gateway's loop.
+        self._lock = threading.Lock()
 
     @property
     def current_limit(self) -> int:
@@ -120,32 +124,69 @@ class AdaptiveLimiter:
             self._dispatch()
 
     async def _acquire(self) -> None:
-        if not self._waiters and self._in_flight < self._current:
-            self._in_flight += 1
-            return
-        waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._waiters.append(waiter)
+        with self._lock:
+            if not self._waiters and self._in_flight < self._current:
+                self._in_flight += 1
+                return
+            waiter = _Waiter(asyncio.get_running_loop().create_future())
+            self._waiters.append(waiter)
         try:
-            await waiter
+            await waiter.future
         except asyncio.CancelledError:
-            if waiter.done() and not waiter.cancelled():
+            with self._lock:
+                granted = waiter.granted
+                if not granted and waiter in self._waiters:
+                    self._waiters.remove(waiter)
+            if granted:
                 # The slot was handed over just as we were cancelled: pass it on.
                 self._release()
-            else:
-                self._waiters.remove(waiter)
             raise
 
     def _release(self) -> None:
-        self._in_flight -= 1
+        with self._lock:
+            self._in_flight -= 1
         self._dispatch()
 
     def _dispatch(self) -> None:
-        # Hand slots directly to waiters so that a newcomer cannot overtake them.
-        while self._waiters and self._in_flight < self._current:
-            waiter = self._waiters.popleft()
-            if not waiter.done():
-                self._in_flight += 1
-                waiter.set_result(None)
+        # Hand slots directly to waiters so that a newcomer cannot overtake them. A waiter may
+        # wait on another thread's loop (an app's model gateway shares the executors' limit):
+        # its future is completed on its own loop.
+        with self._lock:
+            granted: list[_Waiter] = []
+            while self._waiters and self._in_flight < self._current:
+                waiter = self._waiters.popleft()
+                if not waiter.future.done():
+                    self._in_flight += 1
+                    waiter.granted = True
+                    granted.append(waiter)
+        for waiter in granted:
+            _wake(waiter.future)
+
+
+@dataclass(eq=False)
+class _Waiter:
+    """A call waiting for a slot; ``granted`` once a slot is handed to it (under the lock)."""
+
+    future: asyncio.Future[None]
+    granted: bool = False
+
+
+def _wake(future: asyncio.Future[None]) -> None:
+    """Complete ``future`` on its own loop (at once when that loop is this thread's)."""
+    loop = future.get_loop()
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    if running is loop:
+        _set(future)
+    else:
+        loop.call_soon_threadsafe(_set, future)
+
+
+def _set(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 async def call_with_retries(

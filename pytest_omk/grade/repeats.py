@@ -6,6 +6,9 @@ failed run instead of being left out). A *run* passed when none of its checks fa
 composite met ``--omk-min-composite``); the sample's pass rate is the share of passed runs, and
 pass^N says whether all N passed. Scores are summarized per layer as the mean (2 decimals) and the
 sample standard deviation (n − 1, 3 decimals) over the runs where the layer was present.
+
+``--omk-repeat auto`` (its stopping rule: :mod:`.sequential`) adds the summary's ``repeats`` part
+and line: the runs made, the most it could have made, and the difference saved.
 """
 
 from __future__ import annotations
@@ -129,3 +132,26 @@ def pass_rate_message(record: Mapping[str, Any], min_pass_rate: float) -> str:
         f"pass rate {record['passRate']:.2f} ({record['passed']}/{n} runs) is below --omk-min-pass-rate "
         f"{min_pass_rate:g}; pass^{n}: {'yes' if record['passAll'] else 'no'}; composite {score}"
     )
+
+
+def repeat_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, int] | None:
+    """The summary's ``repeats`` section under ``--omk-repeat auto``: runs made, most possible, saved."""
+    autos = [
+        (row["repeats"]["n"], row["repeats"]["auto"])
+        for row in rows
+        if (row.get("repeats") or {}).get("auto")
+    ]
+    if not autos:
+        return None
+    runs = sum(n for n, _ in autos)
+    maximum = sum(int(auto["max"]) for _, auto in autos)
+    return {"runs": runs, "maximum": maximum, "saved": maximum - runs}
+
+
+def repeat_lines(section: Mapping[str, Any] | None) -> list[str]:
+    """``auto repeats: 817 runs of 2000 at most (1183 saved)`` (nothing without ``auto``)."""
+    if not section:
+        return []
+    return [
+        f"auto repeats: {section['runs']} runs of {section['maximum']} at most ({section['saved']} saved)"
+    ]

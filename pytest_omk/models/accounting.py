@@ -1,21 +1,23 @@
-"""Who called a model, what the call used and what it cost: one record per model call.
+"""The call ledger: who called which model, what each call used and what it cost, recorded once.
 
-Every model call of a run (the model under test's and the judge's) is answered through the one
-call path, which notes it here as a :class:`CallRecord`: the role that made it, whether it was live
-or replayed (or failed with no answer), its tokens and its cost (``None``: the executor reported
-none, which is "unknown", never 0). The records of one sample attempt are kept in its
-:class:`CallLog`, which also passes each to the process's :class:`RunLedger`.
+Every model call of a run (the model under test's, the judge's, and each call an app under test
+makes through the model gateway) is noted here once, as a :class:`CallRecord`: the role that made
+it, the model, whether it was live or replayed (or failed with no answer), its tokens and its cost
+(``None``: unknown, never 0), and whether its usage was estimated. A call made for a sample is noted
+through that sample's :class:`CallLog`, which keeps the sample's records and passes each to the
+process's :class:`CallLedger`; a call no sample can be named for goes to the ledger directly.
 
-Readers: the per-sample record and the report totals (:meth:`CallLog.usage`, :class:`Usage`), and
-whatever limits what a run may spend (:meth:`RunLedger.spent`). Plain Python, thread-safe: calls are
-noted on the call loop's thread and read from pytest's.
+:class:`Usage` is the one sum of calls: it adds up (``+``), per role, per model, per sample or for
+the run. Its readers: the per-sample record (:meth:`CallLog.usage`), the run's budget, which admits
+a live call by reading :meth:`CallLedger.total`, and the status line's cost. Plain Python,
+thread-safe: calls are noted on the call loop's and the gateway's threads and read from pytest's.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:  # loaded with the plugin: no pydantic model yet
@@ -23,7 +25,7 @@ if TYPE_CHECKING:  # loaded with the plugin: no pydantic model yet
 
 Role = Literal["model", "judge"]
 ROLES: tuple[Role, ...] = ("model", "judge")
-"""``model``: the model under test (the executor); ``judge``: the LLM judge."""
+"""``model``: the model under test (the executor, or an app's model calls); ``judge``: the LLM judge."""
 
 
 def role_of(purpose: str) -> Role:
@@ -36,6 +38,8 @@ class CallRecord:
     """One model call: who made it, how it was answered, what it used."""
 
     role: Role
+    model: str = ""
+    """The model asked (or the executor's id when it names none)."""
     replayed: bool = False
     """Answered from a recording (nothing was spent now; tokens and cost are the recorded ones)."""
     failed: bool = False
@@ -43,42 +47,32 @@ class CallRecord:
     input_tokens: int | None = None
     output_tokens: int | None = None
     cost_usd: float | None = None
-    """``None``: the executor reported no cost."""
-    app_calls: tuple[int, int] | None = None
-    """An app under test's answer: the ``(live, replayed)`` model calls it made while it answered,
-    counted instead of the app's own run (it always runs); tokens and cost are what it reported."""
+    """``None``: no cost is known."""
+    estimated: bool = False
+    """A live answer that did not say what it used: the tokens (and cost) are an estimate."""
+    reported: bool = False
+    """Not a call: what an app under test said it used, when none of its model calls went through
+    the gateway (it reaches its model another way). Counts tokens and cost, no call, no spend."""
     latency_ms: float | None = None
     """How long the answer took: measured when live, as recorded when replayed (``--omk-store-durations``)."""
 
-    @property
-    def live(self) -> bool:
-        """Whether the call reached the model now (answered or failed)."""
-        return not self.replayed
-
-    def counts(self) -> tuple[int, int]:
-        """The model calls this record stands for: ``(live, replayed)``."""
-        if self.app_calls is not None:
-            return self.app_calls
-        return (0, 1) if self.replayed else (1, 0)
-
     @classmethod
-    def answered(cls, role: Role, result: ExecutionResult) -> CallRecord:
+    def answered(cls, role: Role, model: str, result: ExecutionResult) -> CallRecord:
         """The record of a call answered with ``result``."""
-        app = result.appCalls
         return cls(
             role,
+            model,
             replayed=bool(result.replayed),
             input_tokens=result.inputTokens,
             output_tokens=result.outputTokens,
             cost_usd=result.costUSD,
-            app_calls=None if app is None else (app.live, app.replayed),
             latency_ms=result.latencyMs,
         )
 
 
-@dataclass
+@dataclass(frozen=True)
 class Usage:
-    """The calls of one role, summed (a sample's, or a whole run's)."""
+    """Calls summed (a sample's, a role's, a model's, the run's): ``a + b`` adds two sums."""
 
     calls: int = 0
     live: int = 0
@@ -86,35 +80,71 @@ class Usage:
     failed: int = 0
     input_tokens: int | None = None
     output_tokens: int | None = None
-    costs: list[float] = field(default_factory=list)
-    """The reported costs, in call order (summed left to right when shown, as the reference sums)."""
+    costs: tuple[float, ...] = ()
+    """The known costs, in call order (summed left to right when shown, as the reference sums)."""
     cost_unknown: int = 0
-    """Answered calls whose executor reported no cost."""
-
-    def add(self, record: CallRecord) -> None:
-        """Count ``record``."""
-        live, replayed = record.counts()
-        self.calls += live + replayed
-        self.replayed += replayed
-        self.live += live
-        self.failed += record.failed
-        self.input_tokens = _plus(self.input_tokens, record.input_tokens)
-        self.output_tokens = _plus(self.output_tokens, record.output_tokens)
-        if record.cost_usd is not None:
-            self.costs.append(record.cost_usd)
-        elif not record.failed and live + replayed:
-            self.cost_unknown += 1
+    """Answered calls with no known cost."""
+    live_tokens: int = 0
+    """Tokens of the answered live calls (estimates included): what a token cap counts."""
+    live_cost_usd: float = 0.0
+    """Cost of the priced live calls: what a dollar cap counts (replays cost nothing now)."""
+    live_priced: int = 0
+    """Answered live calls with a known cost."""
+    unpriced_tokens: int = 0
+    """Tokens of the answered live calls with no known cost (the dollar figure leaves them out)."""
+    estimated: int = 0
+    """Live calls whose usage was estimated."""
 
     @classmethod
     def of(cls, records: Iterable[CallRecord]) -> Usage:
         """The usage of ``records``."""
-        usage = cls()
+        total = cls()
         for record in records:
-            usage.add(record)
-        return usage
+            total = total + cls.of_call(record)
+        return total
+
+    @classmethod
+    def of_call(cls, record: CallRecord) -> Usage:
+        """One call's usage."""
+        cost = record.cost_usd
+        if record.reported:
+            costs = () if cost is None else (cost,)
+            return cls(input_tokens=record.input_tokens, output_tokens=record.output_tokens, costs=costs)
+        answered_live = not record.replayed and not record.failed
+        tokens = (record.input_tokens or 0) + (record.output_tokens or 0)
+        return cls(
+            calls=1,
+            live=int(not record.replayed),
+            replayed=int(record.replayed),
+            failed=int(record.failed),
+            input_tokens=record.input_tokens,
+            output_tokens=record.output_tokens,
+            costs=() if cost is None else (cost,),
+            cost_unknown=int(cost is None and not record.failed),
+            live_tokens=tokens if answered_live else 0,
+            live_cost_usd=cost if answered_live and cost is not None else 0.0,
+            live_priced=int(answered_live and cost is not None),
+            unpriced_tokens=tokens if answered_live and cost is None else 0,
+            estimated=int(answered_live and record.estimated),
+        )
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.calls + other.calls, self.live + other.live, self.replayed + other.replayed,
+            self.failed + other.failed, _plus(self.input_tokens, other.input_tokens),
+            _plus(self.output_tokens, other.output_tokens), self.costs + other.costs,
+            self.cost_unknown + other.cost_unknown, self.live_tokens + other.live_tokens,
+            self.live_cost_usd + other.live_cost_usd, self.live_priced + other.live_priced,
+            self.unpriced_tokens + other.unpriced_tokens, self.estimated + other.estimated,
+        )  # fmt: skip
+
+    @property
+    def answered_live(self) -> int:
+        """Live calls that came back with an answer."""
+        return self.live - self.failed
 
     def cost_usd(self) -> float | None:
-        """The summed reported cost, ``None`` when no call reported one."""
+        """The summed known cost, ``None`` when no call had one."""
         if not self.costs:
             return None
         total = 0.0
@@ -129,50 +159,49 @@ def _plus(total: int | None, value: int | None) -> int | None:
     return value if total is None else total + value
 
 
-class RunLedger:
-    """Every call this process noted, summed by role: what the run has used so far."""
+class CallLedger:
+    """Every call this process noted, summed by model and role: what the run has used so far."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._usage = {role: Usage() for role in ROLES}
-        self._live_cost = dict.fromkeys(ROLES, 0.0)
+        self._usage: dict[tuple[str, Role], Usage] = {}
 
-    def add(self, record: CallRecord) -> None:
-        """Count one call."""
+    def note(self, record: CallRecord) -> None:
+        """Record one call (the one place a call is counted)."""
+        key = (record.model, record.role)
         with self._lock:
-            self._usage[record.role].add(record)
-            if record.live and record.cost_usd is not None:
-                self._live_cost[record.role] += record.cost_usd
+            self._usage[key] = self._usage.get(key, Usage()) + Usage.of_call(record)
 
-    def spent(self, role: Role | None = None) -> float:
-        """USD spent on live calls so far (replays cost nothing now): one role's, or all."""
+    def usage(self, role: Role | None = None) -> Usage:
+        """One role's calls summed, or every call's."""
         with self._lock:
-            return self._live_cost[role] if role is not None else sum(self._live_cost.values())
+            parts = [usage for (_, of), usage in self._usage.items() if role is None or of == role]
+        return sum(parts, Usage())
 
-    def usage(self, role: Role) -> Usage:
-        """A copy of one role's totals."""
+    def total(self) -> Usage:
+        """Every call's usage (what a budget reads)."""
+        return self.usage()
+
+    def by_model(self) -> dict[tuple[str, Role], Usage]:
+        """The calls summed by model and role."""
         with self._lock:
-            usage = self._usage[role]
-            return Usage(
-                usage.calls, usage.live, usage.replayed, usage.failed, usage.input_tokens, usage.output_tokens,
-                list(usage.costs), usage.cost_unknown,
-            )  # fmt: skip
+            return dict(self._usage)
 
 
 class CallLog:
     """The calls of one sample attempt (every ``--omk-repeat`` round of it), in the order noted."""
 
-    def __init__(self, ledger: RunLedger | None = None) -> None:
+    def __init__(self, ledger: CallLedger | None = None) -> None:
         self._ledger = ledger
         self._lock = threading.Lock()
         self._records: list[CallRecord] = []
 
     def add(self, record: CallRecord) -> None:
-        """Note one call (and count it in the run's ledger)."""
+        """Note one call made for the sample (it is recorded in the run's ledger)."""
         with self._lock:
             self._records.append(record)
         if self._ledger is not None:
-            self._ledger.add(record)
+            self._ledger.note(record)
 
     @property
     def records(self) -> tuple[CallRecord, ...]:

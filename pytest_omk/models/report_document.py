@@ -90,32 +90,22 @@ class SummaryMeans(_Record):
     judge: Score = None
 
 
-class RoleSpend(_Record):
-    """Live calls of one role under a budget, and what they cost."""
-
-    calls: int = Field(ge=0)
-    pricedCalls: int = Field(ge=0)
-    costUSD: Number = Field(ge=0)
-    unpricedCalls: int = Field(ge=0)
-    unpricedTokens: int = Field(ge=0)
-    tokens: int = Field(ge=0)
-
-
 class BudgetSummary(_Record):
-    """``--omk-budget-usd`` / ``--omk-budget-tokens``: the caps, what was spent, what did not run."""
+    """``--omk-budget-usd`` / ``--omk-budget-tokens``: the caps, what was spent, what did not run.
+
+    The spend by role (priced and unpriced calls, tokens, estimates) is in the summary's ``usage``
+    block (``usage.<role>.spent``); ``spentUSD`` and ``tokens`` are its totals, compared to the caps.
+    """
 
     limitUSD: Number | None = Field(default=None, ge=0)
     limitTokens: int | None = Field(default=None, ge=1)
     spentUSD: Number = Field(ge=0)
-    """Cost of the priced live calls (model under test and judge)."""
+    """Cost of the priced live calls (model under test and judge): ``usage.*.spent.costUSD`` summed."""
     tokens: int = Field(ge=0)
-    unpricedCalls: int = Field(ge=0)
-    """Live calls with no known price: counted by their tokens only."""
-    unpricedTokens: int = Field(ge=0)
+    """Tokens of the live calls: ``usage.*.spent.tokens`` summed."""
     refusedCalls: int = Field(ge=0)
     notRun: int = Field(ge=0)
     """Samples skipped because the budget was spent."""
-    roles: dict[str, RoleSpend] = Field(default_factory=dict)
 
 
 class RepeatSummary(_Record):

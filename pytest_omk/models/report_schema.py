@@ -48,7 +48,7 @@ _NAMES = {
     "AutoRepeats": "autoRepeats",
     "MutantResult": "mutantResult",
     "Mutation": "mutation",
-    "RoleSpend": "roleSpend",
+    "LiveSpend": "liveSpend",
     "BudgetSummary": "budgetSummary",
     "RepeatSummary": "repeatSummary",
     "MutationSummary": "mutationSummary",

@@ -64,6 +64,9 @@ class ExecutionRequest:
     """Where an app under test reaches its models for this call (``OPENAI_BASE_URL``,
     ``ANTHROPIC_BASE_URL`` of the model gateway, naming this sample): a ``command:`` script gets
     them as its environment, a Python app may build its client from them. Not part of the key."""
+    calls: CallLog | None = field(default=None, compare=False)
+    """Where an app under test's model calls for this request are noted (the gateway notes each
+    in the sample's log). Not part of the key."""
 
     def identity(self) -> dict[str, Any]:
         """The JSON-able fields that change the answer: the recording key is a hash of these."""

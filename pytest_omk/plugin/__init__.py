@@ -116,17 +116,17 @@ def _register_reporting(config: pytest.Config, session: OmkSession) -> None:
 
         config.pluginmanager.register(DeepQueues(settings.concurrency), "omk-xdist-queues")
         # One feature, one plugin object: the records are gathered and published by the controller.
-        from pytest_omk.plugin.savings import SavingsBook
+        from pytest_omk.plugin.summary_parts import SummaryParts
 
-        savings = SavingsBook(settings, lambda: calls.budget.spend() if calls.budget is not None else None)
-        config.pluginmanager.register(savings, "omk-savings")
-        collector = RecordCollector(config, settings, savings)
+        parts = SummaryParts(settings, lambda: calls.budget.refused if calls.budget is not None else 0)
+        config.pluginmanager.register(parts, "omk-summary-parts")
+        collector = RecordCollector(config, settings, parts)
         config.stash[record_collector_key] = collector
         config.pluginmanager.register(collector, "omk-records")
     elif settings.budget_usd is not None or settings.budget_tokens is not None:
-        from pytest_omk.plugin.savings import WorkerSpend
+        from pytest_omk.plugin.budget import WorkerRefusals
 
-        config.pluginmanager.register(WorkerSpend(config, lambda: calls.budget), "omk-worker-spend")
+        config.pluginmanager.register(WorkerRefusals(config, lambda: calls.budget), "omk-worker-refusals")
 
 
 def _checked_settings(config: pytest.Config) -> Settings:

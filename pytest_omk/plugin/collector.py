@@ -35,7 +35,7 @@ from pytest_omk.report.terminal import render_summary, summarize
 
 if TYPE_CHECKING:
     from pytest_omk.config.settings import Settings
-    from pytest_omk.plugin.savings import SavingsBook
+    from pytest_omk.plugin.summary_parts import SummaryParts
 
 record_collector_key = pytest.StashKey["RecordCollector"]()
 _NONE: tuple[()] = ()
@@ -49,7 +49,7 @@ class RecordCollector:
     reports), as ``config.stash[record_collector_key]``.
     """
 
-    def __init__(self, config: pytest.Config, settings: Settings, savings: SavingsBook) -> None:
+    def __init__(self, config: pytest.Config, settings: Settings, savings: SummaryParts) -> None:
         self.config = config
         self.settings = settings
         self.savings = savings

@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from pytest_omk.app.live import LiveApp
     from pytest_omk.execute.base import Executor
     from pytest_omk.execute.budget import Budget
+    from pytest_omk.execute.retry import AdaptiveLimiter
+    from pytest_omk.models.accounting import CallLedger
     from pytest_omk.recordings.store import RecordingStore
 
 
@@ -38,11 +40,15 @@ class ModelUnderTest:
         store: Callable[[], RecordingStore],
         agent: Callable[[], AgentOptions],
         budget: Callable[[], Budget | None] = lambda: None,
+        limiter: Callable[[], AdaptiveLimiter | None] = lambda: None,
+        ledger: CallLedger | None = None,
     ) -> None:
         self.config = config
         self.settings = settings
         self._store = store
         self._budget = budget
+        self._limiter = limiter
+        self._ledger = ledger
         self._agent = agent
         self.answerer = choose(config)
         config.stash[answerer_key] = self.answerer
@@ -111,6 +117,8 @@ class ModelUnderTest:
             timeout=self.settings.timeout,
             budget=self._budget(),
             prices=PriceBook(self.settings.prices),
+            limiter=self._limiter(),
+            ledger=self._ledger,
         )
         self.app.start(in_process=in_process)
         if in_process:  # the app's threads read os.environ while pytest runs items

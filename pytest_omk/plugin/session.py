@@ -18,12 +18,12 @@ from pytest_omk.config.settings import Settings
 from pytest_omk.errors import BudgetExhausted, OmkError
 from pytest_omk.grade.sequential import StopRule
 from pytest_omk.plugin.attempts import Attempts, wait_for_runs
+from pytest_omk.plugin.changed import CarryPlan
 from pytest_omk.plugin.collection import NO_EXECUTOR, CollectionHooks, check_sample_file
 from pytest_omk.plugin.compat import item_level_capture
 from pytest_omk.plugin.gc_policy import young_collections_spaced
 from pytest_omk.plugin.item_records import ItemReports, note_ignored_judge_recordings, record_for
 from pytest_omk.plugin.planning import Planner
-from pytest_omk.plugin.savings import CarryPlan, run_grader
 from pytest_omk.plugin.usage_errors import UsageErrors
 from pytest_omk.plugin.wiring import CallWiring
 from pytest_omk.report.calls_record import record_calls
@@ -121,6 +121,8 @@ class OmkSession:
             return None
         if self.calls.model.waits_for_fixture:
             return None
+        from pytest_omk.plugin.subtests import run_grader
+
         grader = run_grader(item, self.settings, self.js) if self.settings.repeat_auto else None
         return self.launcher.start(item.nodeid, item.plan, grader)
 
@@ -224,7 +226,9 @@ class OmkSession:
             note_ignored_judge_recordings(item, self.calls)
         finally:
             # Every call made for the sample counts, those of a sample about to error too.
-            record_calls(item.omk_record, self.launcher.logs.get(item.nodeid))
+            record_calls(
+                item.omk_record, self._attempts.calls(item.nodeid, self.launcher.logs.get(item.nodeid))
+            )
             # The item holds the result now; the future (and its task) need not live to the end,
             # and the next sample in the window may start.
             self.launcher.forget(item.nodeid)

@@ -15,7 +15,9 @@ import pytest
 
 from pytest_omk.config.settings import Settings
 from pytest_omk.errors import ConfigError
+from pytest_omk.execute.progress import CallProgress
 from pytest_omk.judge.select import same_model_warning, select_judge
+from pytest_omk.models.accounting import CallLedger
 from pytest_omk.plugin.safety import omk_warning
 from pytest_omk.recordings.modes import replay_only
 from pytest_omk.recordings.scrub import environment_snapshot
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from pytest_omk.execute.base import Executor
     from pytest_omk.execute.budget import Budget
     from pytest_omk.execute.calls import ModelCalls
+    from pytest_omk.execute.retry import AdaptiveLimiter
     from pytest_omk.judge.judge import LLMJudge
     from pytest_omk.models.run import SamplePlan
     from pytest_omk.recordings.scrub import Scrubber
@@ -51,18 +54,15 @@ class CallWiring:
         self._provider_env = environment_snapshot()
         from pytest_omk.plugin.model_under_test import ModelUnderTest
 
-        self.model = ModelUnderTest(
-            config, settings, lambda: self.store, self._agent_options, lambda: self.budget
-        )
+        self.ledger = CallLedger()  # every model call of this process, recorded once
+        shared = (lambda: self.budget, lambda: self.limiter, self.ledger)
+        self.model = ModelUnderTest(config, settings, lambda: self.store, self._agent_options, *shared)
         """What answers the samples, and the gateway of an app under test."""
         self.judge_spec = select_judge(settings.judge)
         warning = same_model_warning(self.judge_spec, settings.judge_model, settings.executor, settings.model)
         if warning and not self.is_worker:
             config.issue_config_time_warning(omk_warning(warning), stacklevel=2)
-        from pytest_omk.execute.progress import CallProgress
-
-        self.progress = CallProgress()
-        """Counts of this process's model calls, for the status line."""
+        self.progress = CallProgress(ledger=self.ledger)  # the status line's counts
         self._check_specs()
 
     def _check_specs(self) -> None:
@@ -148,27 +148,36 @@ class CallWiring:
             assert executor is not None
             from pytest_omk.execute.calls import ModelCalls
             from pytest_omk.execute.replay_only import ReplayOnly
-            from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy
+            from pytest_omk.execute.retry import RetryPolicy
             from pytest_omk.judge.probe import probed
             from pytest_omk.run.pipeline import Stages
 
             store = self.store
             if store.replay_only and executor.records_answers:
-                # No transport: a replay-only run cannot call a model. An app under test still
-                # runs (it is the code under test); its gateway replays its model calls only.
+                # No transport in replay only; an app under test still runs, its model calls replayed.
                 executor = ReplayOnly(executor)
             calls = ModelCalls(
                 store=store,
-                limiter=AdaptiveLimiter(self._concurrency()),
+                limiter=self.limiter,
                 policy=RetryPolicy(retries=self.settings.retries),
                 timeout=self.settings.timeout,
                 progress=self.progress,
                 budget=self.budget,
+                ledger=self.ledger,
             )
             resolver = self._make_resolver(store)
             judge = probed(self._make_judge(calls), self.settings.judge_probe)  # --omk-judge-probe
             self._stages = Stages(calls=calls, executor=executor, resolver=resolver, judge=judge)
         return self._stages
+
+    @cached_property
+    def limiter(self) -> AdaptiveLimiter:
+        """Model calls in flight (``--omk-concurrency``, a worker's share): executors' and an app's."""
+        from pytest_omk.execute.retry import AdaptiveLimiter
+        from pytest_omk.plugin.xdist.prefetch import worker_share
+
+        workers = int(getattr(self.config, "workerinput", {}).get("workercount", 1)) if self.is_worker else 1
+        return AdaptiveLimiter(worker_share(self.settings.concurrency, workers))
 
     @cached_property
     def budget(self) -> Budget | None:
@@ -180,16 +189,7 @@ class CallWiring:
         if not limits.active:
             return None
         workers = int(getattr(self.config, "workerinput", {}).get("workercount", 1)) if self.is_worker else 1
-        return Budget(limits.share(workers), shown=limits)
-
-    def _concurrency(self) -> int:
-        """Calls in flight in this process: an xdist worker takes its share of the total."""
-        if not self.is_worker:
-            return self.settings.concurrency
-        from pytest_omk.plugin.xdist.prefetch import worker_share
-
-        workers = int(getattr(self.config, "workerinput", {}).get("workercount", 1))
-        return worker_share(self.settings.concurrency, workers)
+        return Budget(limits.share(workers), self.ledger, shown=limits)
 
     def _make_resolver(self, store: RecordingStore) -> UrlResolver:
         from pytest_omk.resolve.resolver import UrlResolver

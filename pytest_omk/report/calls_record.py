@@ -21,19 +21,31 @@ _NO_CALLS: dict[str, Any] = {
 
 def usage_record(usage: Mapping[Role, Usage]) -> dict[str, dict[str, Any]]:
     """A sample's ``usage`` (every call it made, by role), as :class:`CallUsage` writes it."""
-    return {
-        role: {
-            "calls": part.calls,
-            "live": part.live,
-            "replayed": part.replayed,
-            "failed": part.failed,
-            "inputTokens": part.input_tokens,
-            "outputTokens": part.output_tokens,
-            "costUSD": part.cost_usd(),
-            "costUnknown": part.cost_unknown,
-        }
-        for role, part in usage.items()
+    return {role: role_record(part) for role, part in usage.items()}
+
+
+def role_record(part: Usage) -> dict[str, Any]:
+    """One role's calls (``spent`` only when it made live calls)."""
+    record: dict[str, Any] = {
+        "calls": part.calls,
+        "live": part.live,
+        "replayed": part.replayed,
+        "failed": part.failed,
+        "inputTokens": part.input_tokens,
+        "outputTokens": part.output_tokens,
+        "costUSD": part.cost_usd(),
+        "costUnknown": part.cost_unknown,
     }
+    if part.live:
+        record["spent"] = {
+            "costUSD": part.live_cost_usd,
+            "pricedCalls": part.live_priced,
+            "unpricedCalls": part.answered_live - part.live_priced,
+            "tokens": part.live_tokens,
+            "unpricedTokens": part.unpriced_tokens,
+            "estimatedCalls": part.estimated,
+        }
+    return record
 
 
 def model_calls(usage: Mapping[Role, Usage]) -> dict[str, int]:

@@ -21,7 +21,7 @@ from pytest_omk.models.report import ExecutionRecord, SampleRecord
 from pytest_omk.models.results import ExecutionResult, Reading
 from pytest_omk.models.run import SampleRun
 from pytest_omk.report.calls_record import no_calls
-from pytest_omk.report.savings import spend_properties
+from pytest_omk.report.summary_parts import summary_properties
 
 
 def metadata_of(sample: Sample) -> dict[str, Any]:
@@ -257,7 +257,7 @@ def suite_properties(totals: dict[str, Any]) -> list[tuple[str, str]]:
     ]
     if totals["costUSD"] is not None:
         props.append(("omk.cost_usd.total", f"{totals['costUSD']:.6f}"))
-    props += spend_properties(totals)
+    props += summary_properties(totals)
     for role, part in totals["usage"].items():
         if part["calls"] or part["costUSD"] is not None:  # an app under test may report only a cost
             props.append((f"omk.{role}.calls.total", str(part["calls"])))

@@ -9,7 +9,7 @@ the reference sums them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pytest_omk.js.numbers import js_sum, to_fixed
@@ -28,7 +28,7 @@ def role_totals(rows: Iterable[Mapping[str, Any]], role: str) -> dict[str, Any]:
         if not row.get("carried") and (usage := row.get("usage")) and role in usage
     ]
     costs = [part["costUSD"] for part in parts if part.get("costUSD") is not None]
-    return {
+    totals: dict[str, Any] = {
         **{
             key: sum(int(part.get(key) or 0) for part in parts)
             for key in ("calls", "live", "replayed", "failed")
@@ -38,9 +38,20 @@ def role_totals(rows: Iterable[Mapping[str, Any]], role: str) -> dict[str, Any]:
         "costUSD": to_fixed(js_sum(costs), 6) if costs else None,
         "costUnknown": sum(int(part.get("costUnknown") or 0) for part in parts),
     }
+    spent = [part["spent"] for part in parts if isinstance(part.get("spent"), Mapping)]
+    if spent:
+        totals["spent"] = {
+            key: sum(int(part.get(key) or 0) for part in spent)
+            for key in ("pricedCalls", "unpricedCalls", "tokens", "unpricedTokens", "estimatedCalls")
+        }
+        totals["spent"] = {
+            "costUSD": to_fixed(js_sum([float(p.get("costUSD") or 0) for p in spent]), 6),
+            **totals["spent"],
+        }
+    return totals
 
 
-def usage_totals(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+def usage_totals(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """The run's ``usage``: each role's totals."""
     return {role: role_totals(rows, role) for role in ROLE_NAMES}
 

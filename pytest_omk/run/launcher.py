@@ -14,7 +14,7 @@ from collections.abc import Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any
 
 from pytest_omk.execute.tls import SharedTls
-from pytest_omk.models.accounting import CallLog, RunLedger
+from pytest_omk.models.accounting import CallLog
 
 if TYPE_CHECKING:
     from pytest_omk.execute.base import Executor
@@ -51,8 +51,6 @@ class Launcher:
         """The started samples' runs by item id, until their item takes them."""
         self.logs: dict[str, CallLog] = {}
         """The started samples' model calls by item id (every call, the judge's too), until taken."""
-        self.ledger = RunLedger()
-        """Every model call this process made, summed by role: what the run has used so far."""
         self.on_forget: Callable[[str, CallLog], None] | None = None
         """Told each call log as it is dropped (``--omk-store-durations`` sums its latency)."""
 
@@ -99,11 +97,12 @@ class Launcher:
             return self.futures[key]
         from pytest_omk.run.pipeline import run_auto, run_repeated
 
-        log = self.logs[key] = CallLog(self.ledger)
+        stages = self._stages()
+        log = self.logs[key] = CallLog(stages.calls.ledger)  # the sample's calls, in the run's ledger
         if self._auto is not None and passed is not None:
-            runs = run_auto(plan, self._stages(), self._auto, passed, log)
+            runs = run_auto(plan, stages, self._auto, passed, log)
         else:
-            runs = run_repeated(plan, self._stages(), self._repeat, log)
+            runs = run_repeated(plan, stages, self._repeat, log)
         future = self.runner().submit(runs)
         self.futures[key] = future
         progress = self._progress()

@@ -224,6 +224,10 @@ def test_the_judge_is_counted_apart_and_errors_count_their_calls(
     document = load_report(pytester.path / "r.json")
     usage = document["summary"]["usage"]
     model_cost = usage["model"].pop("costUSD")  # the provider's price, when known for this endpoint
+    # What the live calls spent now: the budget's figures, in the one per-role usage block.
+    assert usage["model"].pop("spent")["tokens"] == 30
+    assert usage["judge"].pop("spent") == {"costUSD": 0.003, "pricedCalls": 3, "unpricedCalls": 0, "tokens": 330,
+                                           "unpricedTokens": 0, "estimatedCalls": 0}  # fmt: skip
     assert usage["model"] == {"calls": 2, "live": 2, "replayed": 0, "failed": 0, "inputTokens": 20,
                               "outputTokens": 10, "costUnknown": 0 if model_cost is not None else 2}  # fmt: skip
     assert usage["judge"] == {"calls": 3, "live": 3, "replayed": 0, "failed": 0, "inputTokens": 300,

@@ -73,3 +73,16 @@ def test_a_replayed_rerun_with_no_take_of_its_own_replays_the_last_take(
     assert "expected the output to contain 'yes'" in out and "ReplayMissError" not in out
     (row,) = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))["samples"]
     assert row["outcome"] == "failed" and row["error"] is None and row["execution"]["replayed"]
+
+
+def test_the_record_counts_the_calls_of_every_attempt(
+    pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
+) -> None:
+    """Issue 51, item 3: the attempts a rerun follows made their calls all the same."""
+    write_sample_set(pytester, sample("flaky", "Say yes", assertions=[{"type": "contains", "value": "yes"}]))
+    llm.add_rule("Say yes", replies=["no", "still no", "yes"])
+    omk_run(*ARGS, "--omk-record-mode", "off", "--omk-report", "r.json")
+    assert len(llm.requests) == 3
+    [record] = json.loads(Path(pytester.path, "r.json").read_text(encoding="utf-8"))["samples"]
+    assert record["modelCalls"] == {"live": 3, "replayed": 0}  # before: only the last attempt's one
+    assert record["usage"]["model"]["calls"] == 3

@@ -11,7 +11,7 @@ from pytest_omk.errors import ExecutionError, ReplayMissError
 from pytest_omk.execute.base import ExecutorDefaults
 from pytest_omk.execute.calls import ModelCalls
 from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy
-from pytest_omk.models.accounting import CallLog, RunLedger
+from pytest_omk.models.accounting import CallLedger, CallLog
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
 from pytest_omk.recordings.store import RecordingStore
@@ -41,22 +41,23 @@ def calls(directory: Path, mode: str) -> ModelCalls:
 
 
 def test_live_then_replayed_calls_are_noted_by_role(tmp_path: Path) -> None:
-    ledger = RunLedger()
+    ledger = CallLedger()
     live, replay = CallLog(ledger), CallLog(ledger)
     request = ExecutionRequest(prompt="hi", sample_id="s1")
     judged = ExecutionRequest(prompt="grade", sample_id="s1", purpose="judge")
     recording = calls(tmp_path, "new_episodes")
     asyncio.run(recording.call(Priced(), request, log=live))
     asyncio.run(recording.call(Priced(), judged, log=live))
-    assert [(r.role, r.live, r.cost_usd, r.input_tokens) for r in live.records] == [
-        ("model", True, 0.25, 7),
-        ("judge", True, 0.25, 7),
+    assert [(r.role, r.model, r.replayed, r.cost_usd, r.input_tokens) for r in live.records] == [
+        ("model", "priced", False, 0.25, 7),
+        ("judge", "priced", False, 0.25, 7),
     ]
     replaying = calls(tmp_path, "none")
     assert replaying.recorded(Priced(), judged, log=replay) is not None  # the judge reads recordings first
     asyncio.run(replaying.call(Priced(), request, log=replay))
     assert [(r.role, r.replayed) for r in replay.records] == [("judge", True), ("model", True)]
-    assert ledger.spent() == 0.5  # replays spend nothing now
+    assert ledger.total().live_cost_usd == 0.5  # replays spend nothing now
+    assert ledger.total().calls == 4  # each call recorded once
 
 
 def test_a_failed_live_call_counts_and_a_replay_miss_does_not(tmp_path: Path) -> None:
@@ -64,7 +65,7 @@ def test_a_failed_live_call_counts_and_a_replay_miss_does_not(tmp_path: Path) ->
     request = ExecutionRequest(prompt="hi", sample_id="s1")
     with pytest.raises(ExecutionError):
         asyncio.run(calls(tmp_path, "off").call(Priced(fail=True), request, log=log))
-    assert [(r.role, r.live, r.failed, r.cost_usd) for r in log.records] == [("model", True, True, None)]
+    assert [(r.role, r.replayed, r.failed, r.cost_usd) for r in log.records] == [("model", False, True, None)]
     missed = CallLog()
     with pytest.raises(ReplayMissError):
         asyncio.run(calls(tmp_path, "none").call(Priced(), request, log=missed))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pytest_omk.execute.progress import CallProgress, render
+from pytest_omk.models.accounting import CallRecord
 
 
 def test_counts_and_eta() -> None:
@@ -15,7 +16,8 @@ def test_counts_and_eta() -> None:
     now[0] = 10.0
     progress.sample_finished(failed=False)
     progress.sample_finished(failed=True)
-    progress.add_cost(0.00004)
+    progress.ledger.note(CallRecord("model", cost_usd=0.00004))  # the cost is read from the ledger
+    progress.ledger.note(CallRecord("model", replayed=True, cost_usd=1.0))  # a replay spends nothing
     snapshot = progress.snapshot()
     assert (snapshot.total, snapshot.done, snapshot.in_flight, snapshot.retrying, snapshot.failed) == (
         4,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from pytest_omk.execute.progress import CallProgress
+from pytest_omk.models.accounting import CallRecord
 from pytest_omk.plugin.xdist.status_files import CombinedProgress, StatusWriter, read_statuses
 
 
@@ -13,7 +14,7 @@ def busy(progress: CallProgress, samples: int, cost: float) -> None:
         progress.sample_started()
         progress.attempt_started()
     progress.retrying(1)
-    progress.add_cost(cost)
+    progress.ledger.note(CallRecord("model", cost_usd=cost))
 
 
 def test_the_controller_adds_up_every_workers_file(tmp_path: Path) -> None:

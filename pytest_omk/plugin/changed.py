@@ -1,7 +1,5 @@
-"""The pytest side of spending less: samples carried from a baseline, auto repeats' grader, and
-what an xdist worker spent under a budget.
-
-``--omk-changed``: each sample's input digest, and the samples carried from the baseline.
+"""``--omk-changed`` on the pytest side: each sample's input digest, and the samples carried from
+the baseline.
 
 Every selected sample's digest is computed before any call (only when a report will store it or
 ``--omk-changed`` compares it). A sample whose digest equals the baseline record's, and whose
@@ -14,7 +12,7 @@ the summary and the reports cover the whole set. Every other sample runs.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,16 +20,10 @@ import pytest
 
 from pytest_omk.config.settings import Settings
 from pytest_omk.errors import OmkError
-from pytest_omk.execute.budget import BudgetLimits, Spend, merged
-from pytest_omk.report.mutation import mutation_lines
-from pytest_omk.report.savings import extra_lines, extra_totals, unfinished
 
 if TYPE_CHECKING:
     from pytest_omk.compare.changed import RunInputs
     from pytest_omk.execute.base import Executor
-    from pytest_omk.execute.budget import Budget
-    from pytest_omk.js.v8 import JsEngine
-    from pytest_omk.models.run import SampleRun
     from pytest_omk.plugin.nodes import SampleItem
     from pytest_omk.plugin.wiring import CallWiring
 
@@ -199,77 +191,3 @@ def declared_app_digest(settings: Settings) -> str | None:
     from pytest_omk.app.digest import app_digest
 
     return app_digest(settings.app_digest, rootdir=settings.rootdir).sha256
-
-
-def run_grader(item: SampleItem, settings: Settings, js: JsEngine) -> Callable[[SampleRun], bool]:
-    """Whether one of ``item``'s runs passed: ``--omk-repeat auto`` decides after each run."""
-    from pytest_omk.grade.verdict import run_passed
-
-    sample, base_dir = item.loaded.sample, item.bundle.base_dir
-    return lambda run: run_passed(sample, base_dir, run, settings, js)
-
-
-class WorkerSpend:
-    """On an xdist worker: send what its live calls spent under the budget to the controller,
-    whose record collector adds the workers' ledgers up."""
-
-    def __init__(self, config: pytest.Config, budget: Callable[[], Budget | None]) -> None:
-        self.config = config
-        self.budget = budget
-        """The worker's budget, built on first use (after collection: a shard's part needs its cut)."""
-
-    def pytest_sessionfinish(self) -> None:
-        """Put the ledger in the worker's output (sent with its last message)."""
-        budget = self.budget()
-        if budget is not None:
-            self.config.workeroutput["omk_spend"] = budget.spend().as_dict()  # type: ignore[attr-defined]
-
-
-class SavingsBook:
-    """The controller's side of spending less: the run's budget ledgers (its own and each xdist
-    worker's), the summary's parts, the terminal's lines and the exit rule they add."""
-
-    def __init__(self, settings: Settings, spend: Callable[[], Spend | None]) -> None:
-        self.settings = settings
-        self._spend = spend
-        self._worker_spends: list[Spend] = []
-        self.carried: list[dict[str, Any]] = []
-        """Records of samples the workers carried (``--omk-changed``), for the record collector."""
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_testnodedown(self, node: Any, error: Any) -> None:
-        """xdist: a worker finished; keep what its live calls spent and the samples it carried."""
-        output = getattr(node, "workeroutput", {})
-        if isinstance(data := output.get("omk_spend"), dict):
-            self._worker_spends.append(Spend.of(data))
-        if isinstance(records := output.get("omk_carried"), list):
-            self.carried.extend(records)
-
-    def totals(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
-        """The summary's ``budget``, ``repeats``, ``carried`` and ``mutation`` parts (those in use)."""
-        limits = BudgetLimits(self.settings.budget_usd, self.settings.budget_tokens)
-        spend = merged([self._spend(), *self._worker_spends])
-        return extra_totals(rows, limits=limits, spend=spend, mutate=self.settings.mutate)
-
-    def exit_status(self, rows: list[dict[str, Any]], totals: dict[str, Any], status: int) -> int:
-        """The run's exit status once these parts are counted."""
-        if status == pytest.ExitCode.NO_TESTS_COLLECTED and totals.get("carried"):
-            # Nothing changed since the baseline: every sample was carried, none left to run.
-            status = pytest.ExitCode.OK
-        if not status and unfinished(rows, totals, allow_incomplete=self.settings.allow_incomplete):
-            # A budget cut the run short (an incomplete eval is not a pass), or a sample carried
-            # from the baseline failed there and nothing that decides it changed since.
-            status = pytest.ExitCode.TESTS_FAILED
-        return status
-
-    def write(
-        self, reporter: Any, rows: list[dict[str, Any]], totals: dict[str, Any], *, verbose: bool
-    ) -> None:
-        """The parts' lines after the scores table, then the ``omk mutation`` section."""
-        allow = self.settings.allow_incomplete
-        for line, red in extra_lines(rows, totals, baseline=self.settings.baseline, allow_incomplete=allow):
-            reporter.write_line(line, red=red)
-        if totals.get("mutation"):
-            reporter.write_sep("=", "omk mutation")
-            for line in mutation_lines(rows, totals["mutation"], verbose=verbose):
-                reporter.write_line(line)
