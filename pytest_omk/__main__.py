@@ -4,7 +4,8 @@
   runs' reports and recordings (:mod:`pytest_omk.report.merge_command`, which says its exit status).
 - ``render REPORT.json [--html PATH] [--markdown PATH]`` writes the HTML report and the Markdown
   summary of any report file (merged shards included) exactly as the run that wrote it would have
-  (:mod:`pytest_omk.report.render`).
+  (:mod:`pytest_omk.report.render`); ``render --history REPORT… [--json PATH] [--window K]`` the trend
+  across many reports (:mod:`pytest_omk.report.history_command`).
 - ``gold init REPORT DIR [--html PAGE] [--sample N --seed S]`` writes a blind gold dataset skeleton
   (and a labelling page) for a report's judged samples (:mod:`pytest_omk.report.gold_init`).
 """

@@ -16,6 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pytest_omk.report import history_command as history
+
 USAGE_ERROR = 4
 
 
@@ -27,9 +29,10 @@ def add_parser(commands: Any) -> None:
         description="Render a JSON report (a run's, or merged shards') as the run would have: the same "
         "HTML page as --omk-html and the same Markdown as --omk-markdown.",
     )
-    render.add_argument("report", type=Path, metavar="REPORT", help="a --omk-report file")
+    render.add_argument("report", type=Path, nargs="?", metavar="REPORT", help="a --omk-report file")
     render.add_argument("--html", type=Path, metavar="PATH", help="write the HTML report here")
     render.add_argument("--markdown", type=Path, metavar="PATH", help="write the Markdown summary here")
+    history.add_history_arguments(render)  # render --history: the trend across reports
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,6 +42,8 @@ def run(args: argparse.Namespace) -> int:
     from pytest_omk.recordings.scrub import secrets_from_env
     from pytest_omk.report.outputs import ReportTargets, write_reports
 
+    if history.wants_history(args):
+        return history.run_history(args)
     if args.html is None and args.markdown is None:
         print(
             "pytest-omk render: nothing to write: give --html PATH, --markdown PATH or both", file=sys.stderr

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
 from collections.abc import Sequence
 from importlib import resources
 
 from pytest_omk.report.html.calibration import html_section
 from pytest_omk.report.html.details import sample_details
 from pytest_omk.report.html.escape import text
+from pytest_omk.report.html.policy import content_security_policy
 from pytest_omk.report.html.sections import all_charts
 from pytest_omk.report.usage import ROLE_NAMES, role_summary
 from pytest_omk.report.view import (
@@ -30,20 +29,10 @@ def _asset(name: str) -> str:
     return resources.files(__package__).joinpath(name).read_text(encoding="utf-8")
 
 
-def _csp_hash(source: str) -> str:
-    digest = hashlib.sha256(source.encode("utf-8")).digest()
-    return "'sha256-" + base64.b64encode(digest).decode("ascii") + "'"
-
-
 def render_html(document: Doc) -> str:
     """The whole page for one report document (schema ``pytest-omk.report/v1``)."""
     style, script = _asset("report.css"), _asset("report.js")
-    policy = (
-        f"default-src 'none'; style-src {_csp_hash(style)}; script-src {_csp_hash(script)}; img-src data:; "
-        # default-src does not cover these two: without them a form or a <base> a report smuggled
-        # in could still send what the reader types, or re-point the page's links, elsewhere.
-        "form-action 'none'; base-uri 'none'"
-    )
+    policy = content_security_policy(style, script)
     samples: list[Doc] = list(document.get("samples") or [])
     charts = all_charts(document)
     return "".join(
