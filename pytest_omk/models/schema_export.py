@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from pytest_omk.models import ASSERTION_CLASSES, SampleSet, report_schema
+from pytest_omk.models import ASSERTION_CLASSES, SampleSet, report_schema, trend_schema
 from pytest_omk.models.field_docs import document_fields
 
 SCHEMA_ID = "https://pytest-omk.dev/schemas/eval-samples/v2/eval-sample-set.schema.json"
@@ -106,10 +106,11 @@ def schema_files(root: Path, relative: Path = RELATIVE_PATH) -> list[Path]:
 
 
 def generated(root: Path) -> list[tuple[Path, str]]:
-    """Every committed schema file with the text it must hold: the sample set's and the report's."""
+    """Every committed schema file with the text it must hold: the sample set's, the report's, the trend's."""
     texts = [
         (RELATIVE_PATH, render(build_schema())),
         (report_schema.RELATIVE_PATH, render(report_schema.build_report_schema())),
+        (trend_schema.RELATIVE_PATH, render(trend_schema.build_trend_schema())),
     ]
     return [(file, text) for relative, text in texts for file in schema_files(root, relative)]
 
