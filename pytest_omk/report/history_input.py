@@ -3,14 +3,15 @@
 Each file is parsed, checked as ``merge`` checks a shard's report (its sections' and run fields'
 types, :mod:`pytest_omk.report.shard_checks`), and its samples validated strictly against the part
 of the record the trend reads (:class:`pytest_omk.models.history.HistorySample`: no coercion, scores
-within 1..5). JSON's non-standard ``NaN`` and ``Infinity`` are refused wherever they are; a number
-too large for a float becomes infinite and is refused where it is read. Only the compact form of
+within 1..5). JSON's non-standard ``NaN`` and ``Infinity``, and numbers too large to be finite (``1e999``), are
+refused wherever they are. Only the compact form of
 each run is kept (:class:`pytest_omk.compare.history.History`), never the parsed document.
 """
 
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -31,6 +32,13 @@ class _Refused(ValueError):
 
 def _no_constants(name: str) -> Any:
     raise _Refused(name)
+
+
+def _finite(literal: str) -> float:
+    value = float(literal)
+    if math.isinf(value):  # 1e999: valid JSON, no finite number
+        raise _Refused(f"the number {literal[:40]}, too large to be finite,")
+    return value
 
 
 def read_history(paths: Sequence[Path]) -> History:
@@ -60,7 +68,7 @@ def read_history(paths: Sequence[Path]) -> History:
 def load_document(path: Path) -> dict[str, Any]:
     """A report document from ``path``, its sections and run fields of the right types."""
     try:
-        document = json.loads(path.read_bytes(), parse_constant=_no_constants)
+        document = json.loads(path.read_bytes(), parse_constant=_no_constants, parse_float=_finite)
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
     except _Refused as exc:
@@ -112,7 +120,27 @@ def _samples(path: Path, rows: list[Any]) -> Iterator[HistorySample]:
             yield HistorySample.model_validate(row, strict=True)
         except ValidationError as exc:
             first = exc.errors()[0]
-            where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first["loc"])
+            parts, message = _where(row, first["loc"], first["type"]), first["msg"]
+            if first["loc"][len(parts) :] in (("int",), ("float",)):
+                message = "Input should be a number"  # pydantic names the union member it tried first
+            where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts)
             seen = repr(first.get("input"))
             seen = seen if len(seen) <= 40 else seen[:39] + "…"
-            raise ConfigError(f"{path}: samples[{index}]{where}: {first['msg']} (found {seen})") from None
+            raise ConfigError(f"{path}: samples[{index}]{where}: {message} (found {seen})") from None
+
+
+def _where(row: Any, loc: tuple[int | str, ...], kind: str) -> list[int | str]:
+    """The part of pydantic's error location that is a path in ``row`` (a missing key's included)."""
+    parts: list[int | str] = []
+    node = row
+    for part in loc:
+        if (isinstance(node, dict) and part in node) or (
+            isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)
+        ):
+            parts.append(part)
+            node = node[part]  # type: ignore[index]
+            continue
+        if kind == "missing":
+            parts.append(part)
+        break
+    return parts
