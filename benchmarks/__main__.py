@@ -32,6 +32,7 @@ BENCHMARKS = (
     "calls",
     "otel",
     "shards",
+    "history",
 )
 COLUMNS = ("benchmark", "name", "figure", "comparison", "ratio", "target", "met?")
 

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pytest_omk.models.report import LayerScores, Number, Outcome
+from pytest_omk.models.report import Number, Outcome
 
 TREND_SCHEMA_VERSION = "pytest-omk.trend/v1"
 LAYERS = ("composite", "fact", "behavior", "judge", "assertions")
@@ -29,6 +29,21 @@ class _Read(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
 
+Score = Annotated[float | None, Field(ge=1, le=5)]
+"""As the record's :data:`pytest_omk.models.report.Score`, as a float: validated without Python
+callbacks (a union with ``int`` made pydantic check the bounds in Python, a third of reading a report)."""
+
+
+class TrendScores(_Read):
+    """The five layer scores of a sample record (``null``: not scored)."""
+
+    assertions: Score = None
+    fact: Score = None
+    behavior: Score = None
+    judge: Score = None
+    composite: Score = None
+
+
 class RepeatRate(_Read):
     """The only part of a repeated sample's ``repeats`` the trend needs."""
 
@@ -41,7 +56,7 @@ class HistorySample(_Read):
     nodeid: str = Field(min_length=1)
     variant: str | None = None
     outcome: Outcome | None = None
-    scores: LayerScores = Field(default_factory=LayerScores)
+    scores: TrendScores = Field(default_factory=TrendScores)
     repeats: RepeatRate | None = None
 
 
@@ -121,7 +136,8 @@ class Sliding(_Out):
     meanDifference: Number | None
     """recent − previous, mean over the pairs."""
     interval: Interval | None
-    """95 % paired bootstrap interval of that difference (seeded); ``null`` below 5 pairs."""
+    """95 % paired bootstrap interval of that difference (seeded); ``null`` below 5 pairs, or when the
+    mean did not drop (then it is not sliding, and not bootstrapped)."""
     sliding: bool
     """The interval lies wholly below 0."""
     acrossSampleSets: bool
@@ -138,4 +154,5 @@ class TrendDocument(_Out):
     samples: list[SampleTrend]
     """Flagged samples first (by state), then the stable ones, each group by node id."""
     sliding: list[Sliding]
-    """One entry per layer with enough runs (two or more), in layer order."""
+    """One entry per layer that has samples in both windows, in layer order; none until there are
+    more runs than the window."""

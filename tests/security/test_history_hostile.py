@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import json
-import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -63,19 +62,24 @@ def _twice(document: Doc) -> None:
     document["samples"].append(copy.deepcopy(document["samples"][0]))
 
 
-# (what is changed, the text written instead of the JSON dump or None, what the error must say)
+MARK = 1234.5625
+"""A value json.dumps writes as ``1234.5625``: the raw probes replace that text by what it never writes."""
+
+
+def _raw(path: str, text: str) -> tuple[Callable[[Doc], None], str]:
+    return _set(path, MARK), text
+
+
+# (name, what is changed, the text the mark becomes or None, what the error must say); a change of
+# None writes the raw text as the whole file.
 REFUSED: list[tuple[str, Callable[[Doc], None] | None, str | None, str]] = [
-    ("NaN score", None, '"fact": NaN', "holds NaN"),
-    ("Infinity elsewhere", None, '"durationS": Infinity', "holds Infinity"),
-    ("-Infinity", None, '"durationS": -Infinity', "holds -Infinity"),
-    (
-        "huge float",
-        None,
-        '"fact": 1e999',
-        "holds the number 1e999, too large to be finite,",
-    ),
-    ("huge integer", None, '"fact": ' + "9" * 5000, "holds a number pytest-omk does not read"),
-    ("score as text", _set("samples.0.scores.fact", "5"), None, "samples[0].scores.fact"),
+    ("NaN score", *_raw("samples.0.scores.fact", "NaN"), "holds NaN"),
+    ("Infinity elsewhere", *_raw("durationS", "Infinity"), "holds Infinity"),
+    ("-Infinity", *_raw("summary.means.fact", "-Infinity"), "holds -Infinity"),
+    ("huge float", *_raw("samples.0.scores.fact", "1e999"), "samples[0].scores.fact: Input should be less than or equal to 5 (found inf)"),
+    ("huge pass rate", *_raw("samples.1.repeats", '{"passRate": 1e400}'), "samples[1].repeats.passRate"),
+    ("huge integer", *_raw("durationS", "9" * 5000), "holds a number pytest-omk does not read"),
+    ("score as text", _set("samples.0.scores.fact", "5"), None, "samples[0].scores.fact: Input should be a valid number"),
     ("score as boolean", _set("samples.0.scores.composite", True), None, "samples[0].scores.composite"),
     ("score out of range", _set("samples.1.scores.judge", 6), None, "samples[1].scores.judge"),
     ("score huge", _set("samples.1.scores.fact", 1e300), None, "samples[1].scores.fact"),
@@ -95,22 +99,20 @@ REFUSED: list[tuple[str, Callable[[Doc], None] | None, str | None, str]] = [
     ("sample listed twice", _twice, None, "sample eval-samples.json::ok is listed twice"),
     ("nested deeply", None, "[" * 100_000 + "]" * 100_000, "nested too deeply"),
     ("not UTF-8", None, "\udcff", "is not UTF-8 text"),
-]
+]  # fmt: skip
 
 
 def _write(path: Path, base: Doc, change: Callable[[Doc], None] | None, raw: str | None) -> None:
-    if change is not None:
-        document = copy.deepcopy(base)
-        change(document)
-        path.write_text(json.dumps(document), encoding="utf-8")
-    elif raw is not None and raw.startswith('"'):
-        # The first value of that key, replaced by text json.dumps would never write.
-        key = raw.split(":")[0]
-        text, found = re.subn(re.escape(key) + r": [^,}]+", lambda _: raw, json.dumps(base), count=1)
-        assert found == 1, key
-        path.write_text(text, encoding="utf-8")
-    else:
+    if change is None:
         path.write_bytes((raw or "").encode("utf-8", "surrogateescape"))
+        return
+    document = copy.deepcopy(base)
+    change(document)
+    text = json.dumps(document)
+    if raw is not None:
+        assert text.count(repr(MARK)) == 1
+        text = text.replace(repr(MARK), raw)
+    path.write_text(text, encoding="utf-8")
 
 
 @probe("hostile report")
