@@ -146,17 +146,24 @@ def _transposed(runs: list[RunData], count: int) -> tuple[list[bytearray], list[
     return marks, composites, flaky
 
 
+_SCORES: dict[int, float] = {hundredths: hundredths / 100 for hundredths in range(100, 501)}
+"""Every score a run can hold (1.00 to 5.00 in hundredths) as one shared float; missing is ``None``."""
+
+
 def _sample_trend(key: SampleKey, marks: bytearray, composite: array[int], flaky: bool) -> SampleTrend:
     state = sample_state(marks, repeated_flaky=flaky)
     present = [r for r, mark in enumerate(marks, start=1) if mark != ABSENT]
-    return SampleTrend(
+    # Built from checked values without validating them again: a thousand runs of a thousand
+    # samples are two million list items, which validation would copy (and every score its own
+    # float object; the ones here come from one table of the 401 possible scores).
+    return SampleTrend.model_construct(
         nodeid=key[0],
         variant=key[1],
-        state=state.state,  # type: ignore[arg-type]
+        state=state.state,
         since=state.since,
         flips=state.flips,
-        outcomes=[MARKS[m] for m in marks],  # type: ignore[misc]
-        composite=[None if s == MISSING else s / 100 for s in composite],
+        outcomes=[MARKS[m] for m in marks],
+        composite=[_SCORES.get(s) for s in composite],
         repeatedFlaky=flaky,
         firstRun=present[0] if present else None,
         lastRun=present[-1] if present else None,

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from pytest_omk.models.report import Number, Outcome
 
-TREND_SCHEMA_VERSION = "pytest-omk.trend/v1"
+TREND_SCHEMA_VERSION: Literal["pytest-omk.trend/v1"] = "pytest-omk.trend/v1"
 LAYERS = ("composite", "fact", "behavior", "judge", "assertions")
 """The layers followed across runs, in the order every output shows them."""
 

@@ -35,7 +35,7 @@ def _plain(schema: Any, *, names: bool = False) -> Any:
         if key in ("enum", "const"):
             out[key] = value
         else:
-            out[_CONSTRAINTS.get(key, key)] = _plain(value, names=key in ("properties", "$defs"))
+            out[_CONSTRAINTS.get(str(key), str(key))] = _plain(value, names=key in ("properties", "$defs"))
     return out
 
 

@@ -13,7 +13,7 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from pytest_omk._util.visible import json_visible, visible
 from pytest_omk.errors import ConfigError
@@ -65,10 +65,10 @@ def run_history(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(_PREFIX + visible(str(exc)), file=sys.stderr)
         return USAGE_ERROR
-    writers: list[tuple[Path | None, Callable[[TrendDocument], str]]] = [
-        (args.html, render_trend_html),
-        (args.markdown, render_trend_markdown),
-        (args.json, _json_text),
+    writers: list[tuple[Path | None, Callable[[TrendDocument, TextIO], None]]] = [
+        (args.html, lambda trend, out: _write(out, render_trend_html(trend))),
+        (args.markdown, lambda trend, out: _write(out, render_trend_markdown(trend))),
+        (args.json, write_trend_json),
     ]
     failed = False
     for path, writer in writers:
@@ -76,7 +76,8 @@ def run_history(args: argparse.Namespace) -> int:
             continue
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(writer(trend), encoding="utf-8")
+            with path.open("w", encoding="utf-8") as out:
+                writer(trend, out)
         except OSError as exc:
             print(f"{_PREFIX}cannot write {path}: {exc.strerror or exc}", file=sys.stderr)
             failed = True
@@ -107,5 +108,16 @@ def _check_usage(args: argparse.Namespace) -> int:
     return window
 
 
-def _json_text(trend: TrendDocument) -> str:
-    return json_visible(json.dumps(trend.model_dump(mode="json"), ensure_ascii=False)) + "\n"
+def _write(out: TextIO, text: str) -> None:
+    out.write(text)
+
+
+def write_trend_json(trend: TrendDocument, out: TextIO) -> None:
+    """The trend as JSON, one sample at a time (the whole text at once would double the peak memory);
+    control and bidi characters are written as JSON escapes (:func:`json_visible`)."""
+    head = trend.model_dump(mode="json", exclude={"samples"})
+    sliding = head.pop("sliding")
+    out.write(json_visible(json.dumps(head, ensure_ascii=False)[:-1]) + ', "samples": [')
+    for index, sample in enumerate(trend.samples):
+        out.write(("," if index else "") + json_visible(sample.model_dump_json()))
+    out.write('], "sliding": ' + json.dumps(sliding, ensure_ascii=False) + "}\n")

@@ -55,7 +55,7 @@ def composite_blocks(values: Sequence[float | None]) -> str:
 
 def summary_counts(trend: TrendDocument) -> str:
     """``1 newly failing, 2 flaky, …, 7 stable; sliding: judge`` (states in :data:`STATE_ORDER`)."""
-    counts = Counter(sample.state for sample in trend.samples)
+    counts: Counter[str] = Counter(sample.state for sample in trend.samples)
     states = ", ".join(f"{counts[state]} {state}" for state in STATE_ORDER if counts[state])
     slides = [s.layer for s in trend.sliding if s.sliding]
     slid = f"; sliding: {', '.join(slides)}" if slides else "; no layer sliding"
