@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import json
 import random
-import time
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
 
-from pytest_omk.plugin import run_info
 from tests.support import REPO, FakeCommand, OmkRun, judge_reply, omk_command, sample, write_sample_set
+from tests.support.clock import start_runs_at
 
 RUNS = 8
 DAY = 86_400
@@ -36,20 +35,6 @@ PLANTED_FAILS = {
     "always-fails": set(range(1, RUNS + 1)),
 }
 TREND_SCHEMA = REPO / "schemas" / "trend" / "v1" / "trend.schema.json"
-
-
-class _Clock:
-    """``time`` as the run-info plugin sees it: a planted wall clock, the real monotonic one."""
-
-    def __init__(self, now: float) -> None:
-        self.now = now
-
-    def time(self) -> float:
-        return self.now
-
-    @staticmethod
-    def perf_counter() -> float:
-        return time.perf_counter()
 
 
 def _samples() -> list[dict[str, Any]]:
@@ -84,7 +69,7 @@ def eight_reports(
 ) -> list[str]:
     write_sample_set(pytester, *_samples())
     for run in range(1, RUNS + 1):
-        monkeypatch.setattr(run_info, "time", _Clock(START + run * DAY))
+        start_runs_at(monkeypatch, START + run * DAY)
         _run(omk_run, fake_command, fake_judge, run)
     return [f"reports/run-{run}.json" for run in range(1, RUNS + 1)]
 
@@ -164,7 +149,7 @@ def test_runs_of_different_sample_sets_are_shown_as_such(
     sets = [["a", "b", "c"], ["a", "b", "c"], ["a", "c", "d"], ["a", "c", "d"]]
     for run, names in enumerate(sets, start=1):
         write_sample_set(pytester, *(sample(n, f"say {n}", assertions=check) for n in names))
-        monkeypatch.setattr(run_info, "time", _Clock(START + run * DAY))
+        start_runs_at(monkeypatch, START + run * DAY)
         omk_run(executor, f"--omk-report=r{run}.json").assert_outcomes(passed=3)
     trend = _trend(pytester.path, [f"r{run}.json" for run in (4, 2, 3, 1)], "sets")
     assert [run["sampleSet"] for run in trend["runs"]] == [1, 1, 2, 2]
