@@ -44,6 +44,10 @@ class RunData:
     outcomes: dict[str, int] = field(default_factory=dict)
     layers: dict[str, LayerPoint] = field(default_factory=dict)
 
+    def release(self) -> None:
+        """Drop the per-sample arrays (the run's counts and layer means stay)."""
+        self.ids, self.marks, self.scores = array("i"), bytearray(), {}
+
     def column(self, layer: str) -> dict[int, float]:
         """Sample id → this run's score of ``layer``, for the samples that have it."""
         return {i: s / 100 for i, s in zip(self.ids, self.scores[layer], strict=True) if s != MISSING}

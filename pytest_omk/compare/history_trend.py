@@ -102,9 +102,15 @@ def ordered(runs: list[RunData]) -> list[RunData]:
 
 
 def build_trend(history: History, *, window: int) -> TrendDocument:
-    """The trend of ``history``'s runs, ordered by start time (see the modules' docstrings)."""
+    """The trend of ``history``'s runs, ordered by start time (see the modules' docstrings).
+
+    It consumes ``history``: each run's per-sample arrays are released once read (the samples'
+    trends hold the same values, and both at once would raise the peak memory by a third).
+    """
     runs = ordered(history.runs)
     sets, set_of_run = sample_sets(runs, history.keys)
+    slides = sliding(runs, history.keys, set_of_run, window)
+    counts = [len(run.ids) for run in runs]
     marks, composites, flaky = _transposed(runs, len(history.keys))
     names = sorted(history.keys, key=lambda key: (key[0], key[1] or ""))
     samples = []
@@ -121,7 +127,7 @@ def build_trend(history: History, *, window: int) -> TrendDocument:
                 path=run.path,
                 startedAt=run.started_text,
                 sampleSet=set_of_run[i - 1],
-                samples=len(run.ids),
+                samples=counts[i - 1],
                 outcomes=run.outcomes,
                 layers=run.layers,
             )
@@ -129,7 +135,7 @@ def build_trend(history: History, *, window: int) -> TrendDocument:
         ],
         sampleSets=sets,
         samples=samples,
-        sliding=sliding(runs, history.keys, set_of_run, window),
+        sliding=slides,
     )
 
 
@@ -143,6 +149,7 @@ def _transposed(runs: list[RunData], count: int) -> tuple[list[bytearray], list[
             marks[sid][r] = mark
             composites[sid][r] = score
         flaky |= run.repeated_flaky
+        run.release()
     return marks, composites, flaky
 
 

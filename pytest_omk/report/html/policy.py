@@ -1,6 +1,7 @@
 """The Content-Security-Policy of every page pytest-omk writes: nothing but its own inline parts.
 
-``default-src 'none'`` forbids every load (scripts, styles, images, fonts, frames, connections);
+``default-src 'none'`` forbids every load (scripts, styles, images, fonts, frames, connections),
+``form-action`` and ``base-uri`` forbid sending a form or re-pointing links;
 the page's one inline style and, when it has one, its one inline script are allowed by their
 SHA-256 hashes, and images only as ``data:`` URLs. Text that escaped escaping could neither run nor
 load anything.
@@ -21,4 +22,9 @@ def csp_hash(source: str) -> str:
 def content_security_policy(style: str, script: str | None = None) -> str:
     """The policy allowing the inline ``style`` and ``script`` (none when ``None``) and nothing else."""
     scripts = f"; script-src {csp_hash(script)}" if script is not None else ""
-    return f"default-src 'none'; style-src {csp_hash(style)}{scripts}; img-src data:"
+    # default-src does not cover form-action and base-uri: without them a form or a <base> that
+    # escaped escaping could still send what a reader types, or re-point links, elsewhere.
+    return (
+        f"default-src 'none'; style-src {csp_hash(style)}{scripts}; img-src data:; "
+        "form-action 'none'; base-uri 'none'"
+    )

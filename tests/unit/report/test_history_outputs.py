@@ -56,5 +56,6 @@ def test_the_page_loads_nothing_and_runs_no_script() -> None:
     policy = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page)
     assert policy is not None and policy.group(1).startswith("default-src 'none'; style-src 'sha256-")
     assert "script" not in policy.group(1) and "<script" not in page
+    assert policy.group(1).endswith("img-src data:; form-action 'none'; base-uri 'none'")
     assert not re.search(r"\b(src|href)=", page) and "http" not in page.replace("http-equiv", "")
     assert page.count('<tr class="trend-sample"') == 3 and page.count('data-state="newly failing"') == 2
