@@ -16,6 +16,7 @@ from pytest_omk.models.history import LAYERS, SampleTrend, TrendDocument, TrendR
 from pytest_omk.report.history_view import (
     composite_blocks,
     outcome_marks,
+    presence_text,
     sample_name,
     set_line,
     state_text,
@@ -116,10 +117,9 @@ def _row(sample: SampleTrend, runs: int) -> str:
     outcomes = outcome_marks(sample.outcomes[-SPARK_RUNS:])
     blocks = composite_blocks(sample.composite[-SPARK_RUNS:])
     more = "…" if runs > SPARK_RUNS else ""
-    return (
-        f"| {cell(sample_name(sample))} | {cell(state_text(sample))} | "
-        f"`{more}{outcomes}` | `{more}{blocks}` |"
-    )
+    presence = presence_text(sample, runs)
+    state = state_text(sample) + (f" ({presence})" if presence else "")
+    return f"| {cell(sample_name(sample))} | {cell(state)} | `{more}{outcomes}` | `{more}{blocks}` |"
 
 
 def _samples(rows: Sequence[str], total: int, stable: int) -> list[str]:

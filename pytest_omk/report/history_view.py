@@ -36,6 +36,18 @@ def state_text(sample: SampleTrend) -> str:
     return sample.state
 
 
+def presence_text(sample: SampleTrend, runs: int) -> str:
+    """Where the sample is not in every run: ``added in run 3``, ``removed after run 5`` or both."""
+    if sample.firstRun is None or sample.lastRun is None:
+        return "in no run"
+    parts = []
+    if sample.firstRun > 1:
+        parts.append(f"added in run {sample.firstRun}")
+    if sample.lastRun < runs:
+        parts.append(f"removed after run {sample.lastRun}")
+    return ", ".join(parts)
+
+
 def outcome_marks(marks: Sequence[Mark]) -> str:
     """One character per run: ✓ pass, ✗ fail, - skip, · absent."""
     return "".join(_MARK_CHARS[mark] for mark in marks)

@@ -168,3 +168,4 @@ def test_runs_of_different_sample_sets_are_shown_as_such(
     assert "runs 3-4; 1 added: eval-samples.json::d; 1 removed: eval-samples.json::b" in markdown
     html = (pytester.path / "sets.html").read_text(encoding="utf-8")
     assert "ran different sample sets" in html and html.count('<tr data-run="') == 4
+    assert "<td>1-2 (removed after run 2)</td>" in html and "<td>3-4 (added in run 3)</td>" in html

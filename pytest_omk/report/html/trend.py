@@ -11,7 +11,14 @@ from collections.abc import Sequence
 from importlib import resources
 
 from pytest_omk.models.history import LAYERS, SampleTrend, Sliding, TrendDocument, TrendRun
-from pytest_omk.report.history_view import run_span, sample_name, set_line, state_text, summary_counts
+from pytest_omk.report.history_view import (
+    presence_text,
+    run_span,
+    sample_name,
+    set_line,
+    state_text,
+    summary_counts,
+)
 from pytest_omk.report.html.charts import figure
 from pytest_omk.report.html.escape import text
 from pytest_omk.report.html.policy import content_security_policy
@@ -107,7 +114,7 @@ def _samples(trend: TrendDocument) -> str:
     runs = len(trend.runs)
     first = max(runs - SPARK_RUNS, 0) + 1
     note = f" (runs {first}-{runs})" if runs > SPARK_RUNS else ""
-    rows = "".join(_sample_row(s, first) for s in trend.samples)
+    rows = "".join(_sample_row(s, first, runs) for s in trend.samples)
     return (
         f'<section class="samples"><h2>Samples</h2><table id="trend-samples"><thead><tr><th>sample</th>'
         f"<th>state</th><th>outcome per run{note}</th><th>composite per run{note}</th><th>in runs</th>"
@@ -115,9 +122,11 @@ def _samples(trend: TrendDocument) -> str:
     )
 
 
-def _sample_row(sample: SampleTrend, first: int) -> str:
+def _sample_row(sample: SampleTrend, first: int, runs: int) -> str:
     slug = sample.state.replace(" ", "-")
     present = "-" if sample.firstRun is None else f"{sample.firstRun}-{sample.lastRun}"
+    changed = presence_text(sample, runs)
+    present += f" ({changed})" if changed else ""
     full = sample.nodeid if sample.variant is None else f"{sample.nodeid} [{sample.variant}]"
     return (
         f'<tr class="trend-sample" data-state="{text(sample.state)}" data-since="{sample.since or ""}">'
