@@ -9,7 +9,8 @@ are named in an order unrelated to it, as CI artifacts are.
 Measured, each as a subprocess with its peak RSS (:func:`benchmarks._support.run`): reading every
 file with ``json.load`` alone (the floor: what any reader of these files must pay), then
 ``python -m pytest_omk render --history`` writing the HTML, Markdown and JSON, over all the
-reports and over the first one alone. Targets: wall ≤ 2× the floor; the memory each further
+reports and over the first one alone. Targets: wall and CPU time (user + system, the steadier
+figure on a shared host) ≤ 2× the floor's; the memory each further
 (run, sample) costs, (peak with all − peak with one) ÷ (cells − cells of one), at most a tenth of
 the report text each cell takes: the trend keeps a compact form of each run, never the documents
 (which, parsed, take several times their text). The floor keeps nothing, so its peak RSS is shown
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 import json
 import random
+import resource
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -89,16 +91,25 @@ def write_reports(folder: Path, reports: int) -> list[str]:
     return names
 
 
+def _timed(argv: list[str], root: Path) -> tuple[s.RunResult, float]:
+    """The run, and the CPU time (user + system) it and its children took: on a loaded host the
+    wall clock says as much about the neighbours as about the code."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result = s.run(argv, cwd=root, timeout=3600)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return result, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
 def run(quick: bool) -> list[s.Row]:
     """Time and measure the floor and the trend over the same files."""
     reports = QUICK_REPORTS if quick else REPORTS
     outputs = ("--html", "trend.html", "--markdown", "trend.md", "--json", "trend.json")
     with s.workdir("history") as root:
         names = write_reports(root, reports)
-        floor = s.run([s.PYTHON, "-c", FLOOR, *names], cwd=root, timeout=3600)
+        floor, floor_cpu = _timed([s.PYTHON, "-c", FLOOR, *names], root)
         one = s.run([s.PYTHON, "-m", "pytest_omk", "render", "--history", names[0], *outputs], cwd=root)
-        trend = s.run(
-            [s.PYTHON, "-m", "pytest_omk", "render", "--history", *names, *outputs], cwd=root, timeout=3600
+        trend, trend_cpu = _timed(
+            [s.PYTHON, "-m", "pytest_omk", "render", "--history", *names, *outputs], root
         )
         if floor.returncode or one.returncode or trend.returncode:
             raise s.BenchmarkError(
@@ -115,6 +126,10 @@ def run(quick: bool) -> list[s.Row]:
             f"{label}: wall", trend.wall, floor.wall, reference_label="json.load alone", limit=WALL_TARGET,
             notes=[f"history: {flagged} of {SAMPLES} samples flagged; outputs HTML, Markdown, JSON; "
                    f"peak RSS with one report {one.peak_rss_mb:.0f} MB"],
+        ),
+        s.target_row(
+            f"{label}: CPU (user + system)", trend_cpu, floor_cpu, reference_label="json.load alone",
+            limit=WALL_TARGET,
         ),
         s.target_row(
             f"{label}: peak RSS", trend.peak_rss_mb, floor.peak_rss_mb, unit="MB",
