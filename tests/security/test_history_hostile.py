@@ -21,6 +21,7 @@ from pytest_omk.__main__ import main
 from tests.support import omk_command, sample, sample_set
 
 probe = pytest.mark.probe
+pytestmark = pytest.mark.multiprocess  # the shared real report comes from a child pytest
 Doc = dict[str, Any]
 
 
