@@ -23,10 +23,11 @@ from pytest_omk.report.history_view import (
     summary_counts,
 )
 from pytest_omk.report.markdown_text import cell
+from pytest_omk.report.pr_comment import PR_COMMENT_CHARS
 from pytest_omk.report.view import score_text
 
-PR_COMMENT_LIMIT = 65_536
-"""GitHub's limit for an issue or pull-request comment body, in characters."""
+PR_COMMENT_LIMIT = PR_COMMENT_CHARS
+"""GitHub's limit for an issue or pull-request comment body (the run's own PR section's too)."""
 MARKER = "<!-- pytest-omk:trend -->"
 SPARK_RUNS = 30
 """Runs shown per sample in the sparklines (the latest); the JSON has every run."""
