@@ -59,3 +59,16 @@ def test_the_page_loads_nothing_and_runs_no_script() -> None:
     assert policy.group(1).endswith("img-src data:; form-action 'none'; base-uri 'none'")
     assert not re.search(r"\b(src|href)=", page) and "http" not in page.replace("http-equiv", "")
     assert page.count('<tr class="trend-sample"') == 3 and page.count('data-state="newly failing"') == 2
+
+
+def test_a_head_over_the_limit_is_cut_at_a_line_and_says_so() -> None:
+    # Every run a sample set of its own: the list of sets alone is longer than the limit.
+    history = History()
+    for day in range(1, 401):
+        started = datetime(2026, 1, 1, tzinfo=UTC) + timedelta(hours=day)
+        row = HistorySample.model_validate({"nodeid": f"f.json::s{day}", "outcome": "passed"})
+        history.add_run(path=f"r{day}.json", started=started, started_text=started.isoformat(), digest=f"d{day}",
+                        samples=[row])  # fmt: skip
+    text = render_trend_markdown(build_trend(history, window=5), limit=5000)
+    assert size(text) <= 5000 and text.endswith("_Trend truncated to fit the size limit._\n")
+    assert text.startswith("<!-- pytest-omk:trend -->\n") and "**400 sample sets**" in text
