@@ -1,12 +1,14 @@
 """Reading the reports of ``render --history``: hostile input, one file at a time.
 
-Each file is parsed, checked as ``merge`` checks a shard's report (its sections' and run fields'
-types, :mod:`pytest_omk.report.shard_checks`), and its samples validated strictly against the part
-of the record the trend reads (:class:`pytest_omk.models.history.HistorySample`: no coercion, scores
-within 1..5). JSON's non-standard ``NaN`` and ``Infinity`` are refused wherever they are; a number too large to
-be finite (``1e999`` reads as infinity) is refused where the trend reads it: every value it reads
-is bounded (scores 1..5, pass rates 0..1). Checking every float of a report instead would cost a
-tenth of reading it, for values nothing uses. Only the compact form of
+Each file is read only if it is a regular file, not through a symbolic link (a link to
+``/dev/zero`` would be read until memory ran out, a FIFO would block), of at most
+:data:`MAX_REPORT_BYTES`; then parsed, checked as ``merge`` checks a shard's report (its sections'
+and run fields' types, :mod:`pytest_omk.report.shard_checks`), and its samples validated strictly
+against the part of the record the trend reads (:class:`pytest_omk.models.history.HistorySample`:
+no coercion, scores within 1..5). JSON's non-standard ``NaN`` and ``Infinity`` are refused wherever
+they are; a number too large to be finite (``1e999`` reads as infinity) is refused where the trend
+reads it: every value it reads is bounded (scores 1..5, pass rates 0..1). Checking every float of a
+report instead would cost a tenth of reading it, for values nothing uses. Only the compact form of
 each run is kept (:class:`pytest_omk.compare.history.History`), never the parsed document.
 """
 
@@ -20,11 +22,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from pytest_omk._util.regular_files import RefusedFile, read_regular
 from pytest_omk.compare.baseline import REPORT_SCHEMA_VERSION
 from pytest_omk.compare.history import History
 from pytest_omk.errors import ConfigError
 from pytest_omk.models.history import HistorySample
 from pytest_omk.report.shard_checks import check_shard
+
+MAX_REPORT_BYTES = 512 * 1024 * 1024
+"""The largest report read (a run of 10,000 samples writes tens of megabytes; parsed, a file takes
+several times its size in memory)."""
 
 
 class _Refused(ValueError):
@@ -62,7 +69,9 @@ def read_history(paths: Sequence[Path]) -> History:
 def load_document(path: Path) -> dict[str, Any]:
     """A report document from ``path``, its sections and run fields of the right types."""
     try:
-        document = json.loads(path.read_bytes(), parse_constant=_no_constants)
+        document = json.loads(read_regular(path, MAX_REPORT_BYTES), parse_constant=_no_constants)
+    except RefusedFile as exc:
+        raise ConfigError(f"{path} {exc.reason}: not read") from None
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror or exc}") from None
     except _Refused as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -18,6 +19,7 @@ from typing import Any
 import pytest
 
 from pytest_omk.__main__ import main
+from pytest_omk.report import history_input
 from tests.support import omk_command, sample, sample_set
 
 probe = pytest.mark.probe
@@ -140,6 +142,31 @@ def test_a_hostile_report_is_refused_naming_the_file_and_field(
     assert len(lines) == 1 and lines[0].startswith("pytest-omk render: "), stderr
     assert "hostile.json" in lines[0] and message in lines[0], lines[0]
     assert not any((tmp_path / f"t.{suffix}").exists() for suffix in ("html", "md", "json"))
+
+
+@probe("non-regular file")
+@pytest.mark.parametrize("kind", ["link to /dev/zero", "FIFO", "over the size cap"])
+def test_a_report_that_is_no_regular_file_or_too_large_is_refused_unread(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    real_report: Doc,
+    kind: str,
+) -> None:
+    target = tmp_path / "hostile.json"
+    if kind == "link to /dev/zero":
+        target.symlink_to("/dev/zero")
+    elif kind == "FIFO":
+        os.mkfifo(target)  # opening it for reading would wait for a writer forever
+    else:
+        target.write_text(json.dumps(real_report), encoding="utf-8")
+        monkeypatch.setattr(history_input, "MAX_REPORT_BYTES", 1000)
+    monkeypatch.chdir(tmp_path)
+    assert main(["render", "--history", "hostile.json", "--json", "t.json"]) == 4
+    line = capsys.readouterr().err.strip()
+    reason = "larger than 1000 bytes" if kind == "over the size cap" else "is not a regular file"
+    assert line.startswith("pytest-omk render: hostile.json ") and reason in line and "\n" not in line
+    assert not (tmp_path / "t.json").exists()
 
 
 HOSTILE_TEXT = (
