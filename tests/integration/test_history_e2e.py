@@ -169,3 +169,38 @@ def test_runs_of_different_sample_sets_are_shown_as_such(
     html = (pytester.path / "sets.html").read_text(encoding="utf-8")
     assert "ran different sample sets" in html and html.count('<tr data-run="') == 4
     assert "<td>1-2 (removed after run 2)</td>" in html and "<td>3-4 (added in run 3)</td>" in html
+
+
+FLIPPING_APP = """\
+def answer(request):
+    # "wobbly" passes on its first and third repeats only; "steady" always.
+    if request.sample_id == "wobbly" and request.repeat == 1:
+        return "bad"
+    return "good"
+"""
+
+
+def test_a_pass_rate_between_0_and_1_under_repeats_is_flaky_though_every_outcome_passed(
+    pytester: pytest.Pytester, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    check = [{"type": "contains", "value": "good"}]
+    write_sample_set(pytester, *(sample(n, f"say {n}", assertions=check) for n in ("steady", "wobbly")))
+    pytester.makepyfile(history_flipping_app=FLIPPING_APP)
+    pytester.syspathinsert()
+    for run in (1, 2):
+        start_runs_at(monkeypatch, START + run * DAY)
+        omk_run(
+            "--omk-executor=python:history_flipping_app:answer", "--omk-repeat=3", "--omk-min-pass-rate=0.5",
+            f"--omk-report=r{run}.json",
+        ).assert_outcomes(passed=2)  # fmt: skip
+    trend = _trend(pytester.path, ["r2.json", "r1.json"], "repeats")
+    states = {
+        s["nodeid"].split("::")[1]: (s["state"], s["outcomes"], s["repeatedFlaky"]) for s in trend["samples"]
+    }
+    assert states == {
+        "wobbly": ("flaky", ["pass", "pass"], True),
+        "steady": ("stable", ["pass", "pass"], False),
+    }
+    assert "flaky (pass rate between 0 and 1 under repeats)" in (pytester.path / "repeats.md").read_text(
+        encoding="utf-8"
+    )
