@@ -3,7 +3,7 @@
 Reports are read one at a time (:meth:`History.add_run`); of each only what the trend needs is kept:
 per sample an id into one shared table of sample keys, its outcome as one byte and each layer's
 score as a 16-bit integer (hundredths; reports round scores to 2 decimals), plus the run's layer
-means. A thousand runs of a thousand samples take about 14 MB, whatever the reports' size.
+means. A thousand runs of a thousand samples take about 15 MB, whatever the reports' size.
 :func:`pytest_omk.compare.history_trend.build_trend` orders the runs by ``startedAt`` and derives
 everything else (:mod:`pytest_omk.compare.history_states` holds the rules).
 """
