@@ -23,9 +23,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from pytest_omk._util.regular_files import RefusedFile, read_regular
-from pytest_omk.compare.baseline import REPORT_SCHEMA_VERSION
 from pytest_omk.compare.history import History
 from pytest_omk.errors import ConfigError
+from pytest_omk.loading.report_file import REPORT_SCHEMA_VERSION, field_path
 from pytest_omk.models.history import HistorySample
 from pytest_omk.report.shard_checks import check_shard
 
@@ -126,10 +126,10 @@ def _samples(path: Path, rows: list[Any]) -> Iterator[HistorySample]:
             parts, message = _where(row, first["loc"], first["type"]), first["msg"]
             if first["loc"][len(parts) :] in (("int",), ("float",)):
                 message = "Input should be a number"  # pydantic names the union member it tried first
-            where = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts)
             seen = repr(first.get("input"))
             seen = seen if len(seen) <= 40 else seen[:39] + "…"
-            raise ConfigError(f"{path}: samples[{index}]{where}: {message} (found {seen})") from None
+            where = field_path(["samples", index, *parts])  # the shared reader's spelling
+            raise ConfigError(f"{path}: {where}: {message} (found {seen})") from None
 
 
 def _where(row: Any, loc: tuple[int | str, ...], kind: str) -> list[int | str]:
