@@ -11,6 +11,8 @@ from tests.fakes.fake_llm import FakeLLM
 from tests.support import sample, write_sample_set
 from tests.support.terminals import run_on_pipe, run_on_pty
 
+pytestmark = pytest.mark.multiprocess  # every test here runs a child pytest on a pipe or a pty
+
 LATENCY = 1.5
 """Each call takes this long, far above the status interval below, so lines are certain to appear."""
 

@@ -17,6 +17,8 @@ from tests.fakes.fake_llm import FakeLLM
 from tests.support import sample, write_sample_set
 from tests.support.terminals import run_on_pipe, run_on_pty
 
+pytestmark = pytest.mark.multiprocess  # every test here runs a child pytest on a pipe or a pty
+
 pytest.importorskip("xdist")
 
 SAMPLES = 4
