@@ -114,10 +114,11 @@ def _merge_reports(args: argparse.Namespace) -> int:
     budget = summary.get("budget")
     if budget:
         cap = f" of ${budget['limitUSD']:g}" if budget.get("limitUSD") is not None else ""
+        spent = {role: part.get("spent") or {} for role, part in (summary.get("usage") or {}).items()}
         roles = ", ".join(
-            f"{role} ${part['costUSD']:.4f} on {part['calls']} calls"
-            for role, part in budget["roles"].items()
-            if part["calls"]
+            f"{role} ${float(part.get('costUSD', 0)):.4f} on {calls} calls"
+            for role, part in spent.items()
+            if (calls := int(part.get("pricedCalls", 0)) + int(part.get("unpricedCalls", 0)))
         )
         print(f"pytest-omk merge: budget: ${budget['spentUSD']:.4f}{cap} spent ({roles or 'no live calls'})",
               file=sys.stderr)  # fmt: skip

@@ -60,9 +60,10 @@ def test_four_shards_spend_one_budget_and_merge_names_who_stopped(
     for k in range(1, N + 1):
         assert f"shard {k}/{N} (2 samples not run) stopped on its part of the budget" in merged.stderr
     assert "budget: $0.0800 of $0.08 spent (model $0.0800 on 8 calls)" in merged.stderr
-    budget = load_report(pytester.path / "m.json")["summary"]["budget"]
+    summary = load_report(pytester.path / "m.json")["summary"]
+    budget, spent = summary["budget"], summary["usage"]["model"]["spent"]
     assert budget["spentUSD"] == pytest.approx(0.08) and budget["limitUSD"] == cap
-    assert budget["notRun"] == 8 and budget["roles"]["model"]["calls"] == 8
+    assert budget["notRun"] == 8 and spent["pricedCalls"] == 8  # the spend by role: the usage block
 
 
 @pytest.mark.multiprocess
