@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from pytest_omk.compare.changed import RunInputs
     from pytest_omk.execute.base import Executor
     from pytest_omk.plugin.nodes import SampleItem
-    from pytest_omk.plugin.wiring import CallWiring
+    from pytest_omk.run.compose import CallPath
 
 _KEEP = ("nodeid", "file", "sample_id", "variant", "executor", "model", "order")
 """Keys of this run's record a carried record keeps (where the item is, not what it answered)."""
@@ -35,7 +35,7 @@ class CarryPlan:
     """Digests and carried records of one process's run (see the module docstring)."""
 
     def __init__(
-        self, config: pytest.Config, settings: Settings, adopted: Mapping[int, SampleItem], calls: CallWiring
+        self, config: pytest.Config, settings: Settings, adopted: Mapping[int, SampleItem], calls: CallPath
     ) -> None:
         """``adopted``: the session's sample items by id; ``calls``: its call wiring (the executor)."""
         self.config = config

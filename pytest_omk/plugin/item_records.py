@@ -19,8 +19,8 @@ from pytest_omk.plugin.safety import scrub_report
 
 if TYPE_CHECKING:
     from pytest_omk.plugin.nodes import SampleItem
-    from pytest_omk.plugin.wiring import CallWiring
     from pytest_omk.recordings.scrub import Scrubber
+    from pytest_omk.run.compose import CallPath
 
 
 def record_for(item: SampleItem, *, executor: str | None, model: str | None, order: int) -> dict[str, Any]:
@@ -39,7 +39,7 @@ def record_for(item: SampleItem, *, executor: str | None, model: str | None, ord
     )
 
 
-def note_ignored_judge_recordings(item: SampleItem, calls: CallWiring) -> None:
+def note_ignored_judge_recordings(item: SampleItem, calls: CallPath) -> None:
     """With no judge configured, say in the record when the recordings hold judge readings of the
     sample (a rubric or an LLM-scored assertion that nothing scored this run)."""
     if calls.judge_spec is not None:

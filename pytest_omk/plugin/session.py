@@ -25,7 +25,7 @@ from pytest_omk.plugin.gc_policy import young_collections_spaced
 from pytest_omk.plugin.item_records import ItemReports, note_ignored_judge_recordings, record_for
 from pytest_omk.plugin.planning import Planner
 from pytest_omk.plugin.usage_errors import UsageErrors
-from pytest_omk.plugin.wiring import CallWiring
+from pytest_omk.plugin.wiring import bind_fixture_app, call_path
 from pytest_omk.report.calls_record import record_calls
 from pytest_omk.run.launcher import Launcher, RunsFuture
 
@@ -52,7 +52,7 @@ class OmkSession:
         self.config = config
         self.settings = settings
         self.is_worker = hasattr(config, "workerinput")
-        self.calls = CallWiring(config, settings)
+        self.calls = call_path(config, settings)
         self.planner = Planner(config, settings)
         auto = StopRule(settings.repeat, settings.min_pass_rate) if settings.repeat_auto else None
         self.launcher = Launcher(self.calls.stages, lambda: self.calls.progress, settings.repeat, auto)
@@ -144,7 +144,7 @@ class OmkSession:
 
     def _bind_fixture_app(self, item: SampleItem) -> None:
         """Set up the ``omk_app`` fixture through the first sample, then start the prefetching."""
-        self.calls.model.bind_fixture(item)
+        bind_fixture_app(item, self.calls)
         deferred, self._deferred = self._deferred, []
         if deferred:
             self._prefetch(deferred)
