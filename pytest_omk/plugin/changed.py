@@ -20,6 +20,7 @@ import pytest
 
 from pytest_omk.config.settings import Settings
 from pytest_omk.errors import OmkError
+from pytest_omk.plugin.item_records import note
 
 if TYPE_CHECKING:
     from pytest_omk.compare.changed import RunInputs
@@ -148,7 +149,7 @@ class CarryPlan:
         """Put the sample's input digest in its record (when one was computed)."""
         digest = self._digests.get(item.nodeid)
         if digest is not None:
-            item.omk_record["inputDigest"] = digest
+            note(item, {"inputDigest": digest})
 
     def _run_inputs(self, executor: Executor, judge_spec: str | None) -> RunInputs:
         if self._inputs is None:

@@ -22,11 +22,16 @@ from pytest_omk.plugin.changed import CarryPlan
 from pytest_omk.plugin.collection import NO_EXECUTOR, CollectionHooks, check_sample_file
 from pytest_omk.plugin.compat import item_level_capture
 from pytest_omk.plugin.gc_policy import young_collections_spaced
-from pytest_omk.plugin.item_records import ItemReports, note_ignored_judge_recordings, record_for
+from pytest_omk.plugin.item_records import (
+    ItemReports,
+    note,
+    note_calls,
+    note_ignored_judge_recordings,
+    open_record,
+)
 from pytest_omk.plugin.planning import Planner
 from pytest_omk.plugin.usage_errors import UsageErrors
 from pytest_omk.plugin.wiring import bind_fixture_app, call_path
-from pytest_omk.report.calls_record import record_calls
 from pytest_omk.run.launcher import Launcher, RunsFuture
 
 # The call machinery is imported when a run first needs it: loading the plugin stays cheap.
@@ -175,7 +180,7 @@ class OmkSession:
         if self.calls.model.waits_for_fixture and self._skip_reason(item) is None:
             self._bind_fixture_app(item)
         executor = self.executor
-        item.omk_record = record_for(
+        open_record(
             item,
             executor=executor.id if executor is not None else None,
             model=self.settings.model,
@@ -184,7 +189,7 @@ class OmkSession:
         self.carry.stamp(item)
         reason = self._skip_reason(item)
         if reason is not None:
-            item.omk_record["skipReason"] = reason
+            note(item, {"skipReason": reason})
             pytest.skip(reason)
         self._attempts.next_take(item, self.launcher.forget)
         future = self.start(item)
@@ -194,12 +199,12 @@ class OmkSession:
             return
         skip, error = stopped
         if skip:  # never failed, never passed: the budget refused a call, or it was cancelled
-            item.omk_record["skipReason"] = skip
+            note(item, {"skipReason": skip})
             pytest.skip(skip)
         # An infrastructure failure: the item ERRORs with one clear line, never a traceback, and
         # is never graded (so it counts neither as a pass nor as a model failure). Raised outside
         # the ``except`` so pytest does not print the chained original exception.
-        item.omk_record["error"] = error
+        note(item, {"error": error})
         pytest.fail(f"omk: {error}", pytrace=False)
 
     def _wait(self, item: SampleItem, future: RunsFuture) -> tuple[str, str] | None:
@@ -226,9 +231,7 @@ class OmkSession:
             note_ignored_judge_recordings(item, self.calls)
         finally:
             # Every call made for the sample counts, those of a sample about to error too.
-            record_calls(
-                item.omk_record, self._attempts.calls(item.nodeid, self.launcher.logs.get(item.nodeid))
-            )
+            note_calls(item, self._attempts.calls(item.nodeid, self.launcher.logs.get(item.nodeid)))
             # The item holds the result now; the future (and its task) need not live to the end,
             # and the next sample in the window may start.
             self.launcher.forget(item.nodeid)

@@ -109,15 +109,17 @@ def test_a_hook_that_returns_nothing_falls_back_to_the_ini_executor(tmp_path: Pa
 def test_the_fixture_app_waits_until_it_is_bound(tmp_path: Path) -> None:
     runner = Runner(tmp_path, Answerer("fixture", fixture_at="conftest.py"))
     calls = CallPath(_settings(tmp_path), runner.side)
+    waits: list[bool] = []
     try:
         assert calls.executor is not None
-        assert calls.model.waits_for_fixture
+        waits.append(calls.model.waits_for_fixture)
         with pytest.raises(ConfigError, match="neither an executor nor a callable"):
             calls.model.bind_fixture(42)
-        assert calls.model.waits_for_fixture
+        waits.append(calls.model.waits_for_fixture)
         calls.model.bind_fixture(lambda request: "answer")
-        assert not calls.model.waits_for_fixture
+        waits.append(calls.model.waits_for_fixture)
         assert calls.model.app is not None  # the app's gateway is up
     finally:
         calls.close_app()
+    assert waits == [True, True, False]
     assert calls.model.app is None
