@@ -14,12 +14,13 @@ from pytest_omk.plugin.collection import NO_EXECUTOR
 from pytest_omk.plugin.collector import RecordCollector, record_collector_key
 from pytest_omk.plugin.config_checks import check_command_line, check_ini_keys, check_system_prompt
 from pytest_omk.plugin.discovery import collect_file
+from pytest_omk.plugin.fixture_app import FixtureAppSetup
 from pytest_omk.plugin.gold_options import add_gold_options, gold_ini_names, gold_value_flags, register_gold
 from pytest_omk.plugin.nodes import SampleItem, SplitDirectory, release_collected, sample_host_key, shown_key
 from pytest_omk.plugin.options import add_options, ini_names, settings_from_config, value_flags
 from pytest_omk.plugin.otel import register as register_otel
 from pytest_omk.plugin.safety import masked_key
-from pytest_omk.plugin.session import OmkSession
+from pytest_omk.plugin.session import OmkSession, SetupWait
 
 explicit_files_key = pytest.StashKey[set[Path]]()
 explicit_dirs_key = pytest.StashKey[set[Path]]()
@@ -57,7 +58,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(session.collection, "omk-collection")
     _register_sharding(config, session)
     config.pluginmanager.register(session.usage_errors, "omk-usage-errors")
-    config.pluginmanager.register(session.reports, "omk-item-reports")
+    _register_item_setup(config, session)
     from pytest_omk.plugin.xdist.status import register as register_xdist_status
 
     register_xdist_status(config, session.calls.progress, settings.status_interval)
@@ -105,6 +106,25 @@ def _register_sharding(config: pytest.Config, session: OmkSession) -> None:
         book = DurationsBook(config, Path(session.settings.store_durations))
         book.listen(session.launcher)
         config.pluginmanager.register(book, "omk-durations")
+
+
+def _register_item_setup(config: pytest.Config, session: OmkSession) -> None:
+    """The plugin objects whose ``pytest_runtest_setup`` hooks make up a sample's setup.
+
+    Each runs after pytest's own setup of the item (``trylast``: its fixtures can be set up), and
+    pluggy calls ``trylast`` implementations in the order they were registered: the ``omk_app``
+    fixture's app, the record, the input digest, ``requires``, the rerun's take, and last the
+    session's wait for the model calls. The ignored judge recordings are noted once all of them
+    succeeded (a wrapper).
+    """
+    register = config.pluginmanager.register
+    register(FixtureAppSetup(session.calls, session.will_run, session.fixture_bound), "omk-fixture-app")
+    register(session.reports, "omk-item-reports")
+    register(session.carry, "omk-changed-digest")
+    register(session.requires, "omk-requires")
+    register(session.attempts, "omk-reruns")
+    register(SetupWait(session), "omk-setup-wait")
+    register(session.judge_recordings, "omk-judge-recordings")
 
 
 def _register_reporting(config: pytest.Config, session: OmkSession) -> None:

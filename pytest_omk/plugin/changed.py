@@ -21,11 +21,11 @@ import pytest
 from pytest_omk.config.settings import Settings
 from pytest_omk.errors import OmkError
 from pytest_omk.plugin.item_records import note
+from pytest_omk.plugin.nodes import SampleItem
 
 if TYPE_CHECKING:
     from pytest_omk.compare.changed import RunInputs
     from pytest_omk.execute.base import Executor
-    from pytest_omk.plugin.nodes import SampleItem
     from pytest_omk.run.compose import CallPath
 
 _KEEP = ("nodeid", "file", "sample_id", "variant", "executor", "model", "order")
@@ -145,10 +145,11 @@ class CarryPlan:
             carried.append(item)
         return carried
 
-    def stamp(self, item: SampleItem) -> None:
-        """Put the sample's input digest in its record (when one was computed)."""
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        """Put a sample's input digest in its record (when one was computed)."""
         digest = self._digests.get(item.nodeid)
-        if digest is not None:
+        if digest is not None and isinstance(item, SampleItem):
             note(item, {"inputDigest": digest})
 
     def _run_inputs(self, executor: Executor, judge_spec: str | None) -> RunInputs:

@@ -19,12 +19,13 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_omk.plugin.collector import record_collector_key
+from pytest_omk.plugin.nodes import SampleItem
 from pytest_omk.plugin.safety import scrub_report
 from pytest_omk.report.calls_record import record_calls
 
 if TYPE_CHECKING:
+    from pytest_omk.execute.base import Executor
     from pytest_omk.models.accounting import CallLog
-    from pytest_omk.plugin.nodes import SampleItem
     from pytest_omk.recordings.scrub import Scrubber
     from pytest_omk.run.compose import CallPath
 
@@ -75,14 +76,46 @@ def note_ignored_judge_recordings(item: SampleItem, calls: CallPath) -> None:
         note(item, {"judgeRecordingsIgnored": True})
 
 
-class ItemReports:
-    """The plugin object around every item's reports (one per process)."""
+class IgnoredJudgeRecordings:
+    """``omk-judge-recordings``: once an item has its runs, note judge readings nothing scored."""
 
-    def __init__(self, config: pytest.Config, scrubber: Callable[[], Scrubber]) -> None:
+    def __init__(self, calls: CallPath) -> None:
+        self._calls = calls
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
+        """After every setup step (the wait for the runs among them), when they all succeeded."""
+        yield
+        if isinstance(item, SampleItem) and "omk_runs" in item.__dict__:
+            note_ignored_judge_recordings(item, self._calls)
+
+
+class ItemReports:
+    """The plugin object around every item's record and reports (one per process)."""
+
+    def __init__(
+        self,
+        config: pytest.Config,
+        scrubber: Callable[[], Scrubber],
+        executor: Callable[[], Executor | None] = lambda: None,
+        order: Callable[[str], int] = lambda nodeid: 0,
+        model: str | None = None,
+    ) -> None:
         self.config = config
+        self._model = model
         self._scrubber = scrubber
+        self._executor = executor
+        self._order = order
         # JUnit properties cost memory per item: built only when a JUnit file is written.
         self._junit = bool(getattr(config.option, "xmlpath", None))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        """The sample's record, before anything ran: a skip or an error is reported with it too."""
+        if isinstance(item, SampleItem):
+            executor = self._executor()
+            shown = None if executor is None else executor.id
+            open_record(item, executor=shown, model=self._model, order=self._order(item.nodeid))
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(

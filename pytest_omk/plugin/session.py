@@ -19,19 +19,14 @@ from pytest_omk.errors import BudgetExhausted, OmkError
 from pytest_omk.grade.sequential import StopRule
 from pytest_omk.plugin.attempts import Attempts, wait_for_runs
 from pytest_omk.plugin.changed import CarryPlan
-from pytest_omk.plugin.collection import NO_EXECUTOR, CollectionHooks, check_sample_file
+from pytest_omk.plugin.collection import CollectionHooks, check_sample_file
 from pytest_omk.plugin.compat import item_level_capture
 from pytest_omk.plugin.gc_policy import young_collections_spaced
-from pytest_omk.plugin.item_records import (
-    ItemReports,
-    note,
-    note_calls,
-    note_ignored_judge_recordings,
-    open_record,
-)
+from pytest_omk.plugin.item_records import IgnoredJudgeRecordings, ItemReports, note, note_calls
 from pytest_omk.plugin.planning import Planner
+from pytest_omk.plugin.requires import Requirements
 from pytest_omk.plugin.usage_errors import UsageErrors
-from pytest_omk.plugin.wiring import bind_fixture_app, call_path
+from pytest_omk.plugin.wiring import call_path
 from pytest_omk.run.launcher import Launcher, RunsFuture
 
 # The call machinery is imported when a run first needs it: loading the plugin stays cheap.
@@ -61,19 +56,26 @@ class OmkSession:
         self.planner = Planner(config, settings)
         auto = StopRule(settings.repeat, settings.min_pass_rate) if settings.repeat_auto else None
         self.launcher = Launcher(self.calls.stages, lambda: self.calls.progress, settings.repeat, auto)
-        self._unmet: dict[Path, list[str]] = {}
         self._feed: WorkerFeed | None = None
         self._window: PrefetchWindow[SampleItem] | None = None
-        self.reports = ItemReports(config, lambda: self.calls.scrubber)
         # Handed over by collection, by id (the items include other tests).
         self._adopted: dict[int, SampleItem] = {}
         self.carry = CarryPlan(config, settings, self._adopted, self.calls)
         scrubber, adopted = (lambda: self.calls.scrubber), (lambda item: id(item) in self._adopted)
         self.collection = CollectionHooks(config, settings, adopted, scrubber, self.carry.take)
         self.collection.has_executor = lambda: self.executor is not None
+        self.reports = ItemReports(
+            config,
+            scrubber,
+            lambda: self.executor,
+            lambda id_: self.collection.order.get(id_, 0),
+            settings.model,
+        )
         self.usage_errors = UsageErrors(config)
+        self.requires = Requirements(lambda: self.executor)
+        self.judge_recordings = IgnoredJudgeRecordings(self.calls)
         self._items: list[pytest.Item] = []
-        self._attempts = Attempts()
+        self.attempts = Attempts(self.launcher.forget)
         self._js: JsEngine | None = None
         self._deferred: list[SampleItem] = []
         self._queued: list[int] = []
@@ -108,21 +110,10 @@ class OmkSession:
 
     # --- running ------------------------------------------------------------------------------
 
-    def _skip_reason(self, item: SampleItem) -> str | None:
-        if self.executor is None:
-            return NO_EXECUTOR
-        key = item.bundle.path
-        if key not in self._unmet:
-            from pytest_omk.run.requires import unmet_requirements
-
-            self._unmet[key] = unmet_requirements(item.bundle.requires, item.bundle.base_dir)
-        unmet = self._unmet[key]
-        return "requires not met: " + "; ".join(unmet) if unmet else None
-
     def start(self, item: SampleItem) -> RunsFuture | None:
         """Start the item's model calls, every repeat of them (once); ``None`` when it will be skipped
         (or cannot start yet: the ``omk_app`` fixture's app is set up by the first sample that runs)."""
-        if item.nodeid not in self.launcher.futures and self._skip_reason(item) is not None:
+        if item.nodeid not in self.launcher.futures and self.requires.reason(item) is not None:
             return None
         if self.calls.model.waits_for_fixture:
             return None
@@ -143,13 +134,17 @@ class OmkSession:
             refill_mark(concurrency),
             start=lambda item: self.start(item) is not None,
             waiting=lambda: len(self.launcher.futures),
-            seen=self._attempts.seen,
+            seen=self.attempts.seen,
         )
         self._window.fill()
 
-    def _bind_fixture_app(self, item: SampleItem) -> None:
-        """Set up the ``omk_app`` fixture through the first sample, then start the prefetching."""
-        bind_fixture_app(item, self.calls)
+    def will_run(self, item: SampleItem) -> bool:
+        """Whether ``item`` runs (it has an executor and its ``requires`` are met)."""
+        return self.requires.reason(item) is None
+
+    def fixture_bound(self) -> None:
+        """The ``omk_app`` fixture's app is bound (pytest_omk.plugin.fixture_app): start the calls
+        held back until now."""
         deferred, self._deferred = self._deferred, []
         if deferred:
             self._prefetch(deferred)
@@ -163,7 +158,7 @@ class OmkSession:
             return
         for index in indices:
             item = self._adopted.get(id(self._items[index])) if 0 <= index < len(self._items) else None
-            if item is not None and not self._attempts.seen(item.nodeid):
+            if item is not None and not self.attempts.seen(item.nodeid):
                 self.start(item)
 
     def file_found(self) -> None:
@@ -175,36 +170,27 @@ class OmkSession:
         modules = CALL_PATH_MODULES + (JUDGE_MODULES if judged else ())
         self.launcher.warm_up(modules, connects=not self.calls.replay_only)
 
-    def setup_item(self, item: SampleItem) -> None:
-        """Setup phase: skip, or wait for the item's model calls (failure = ERROR)."""
-        if self.calls.model.waits_for_fixture and self._skip_reason(item) is None:
-            self._bind_fixture_app(item)
-        executor = self.executor
-        open_record(
-            item,
-            executor=executor.id if executor is not None else None,
-            model=self.settings.model,
-            order=self.collection.order.get(item.nodeid, 0),
-        )
-        self.carry.stamp(item)
-        reason = self._skip_reason(item)
-        if reason is not None:
-            note(item, {"skipReason": reason})
-            pytest.skip(reason)
-        self._attempts.next_take(item, self.launcher.forget)
-        future = self.start(item)
+    def setup_item(self, item: pytest.Item) -> None:
+        """Last step of a sample's setup: wait for its model calls (failure = ERROR).
+
+        The features' steps before it are their plugin objects' hooks, registered before the
+        :class:`SetupWait` that calls this (``pytest_omk.plugin._register_item_setup``)."""
+        sample = self._adopted.get(id(item))
+        if sample is None:
+            return
+        future = self.start(sample)
         assert future is not None
-        stopped = self._wait(item, future)
+        stopped = self._wait(sample, future)
         if stopped is None:
             return
         skip, error = stopped
         if skip:  # never failed, never passed: the budget refused a call, or it was cancelled
-            note(item, {"skipReason": skip})
+            note(sample, {"skipReason": skip})
             pytest.skip(skip)
         # An infrastructure failure: the item ERRORs with one clear line, never a traceback, and
         # is never graded (so it counts neither as a pass nor as a model failure). Raised outside
         # the ``except`` so pytest does not print the chained original exception.
-        note(item, {"error": error})
+        note(sample, {"error": error})
         pytest.fail(f"omk: {error}", pytrace=False)
 
     def _wait(self, item: SampleItem, future: RunsFuture) -> tuple[str, str] | None:
@@ -227,11 +213,9 @@ class OmkSession:
             return str(exc), ""
         except OmkError as exc:
             return "", error_line(item, exc, self.settings, self.js)
-        else:
-            note_ignored_judge_recordings(item, self.calls)
         finally:
             # Every call made for the sample counts, those of a sample about to error too.
-            note_calls(item, self._attempts.calls(item.nodeid, self.launcher.logs.get(item.nodeid)))
+            note_calls(item, self.attempts.calls(item.nodeid, self.launcher.logs.get(item.nodeid)))
             # The item holds the result now; the future (and its task) need not live to the end,
             # and the next sample in the window may start.
             self.launcher.forget(item.nodeid)
@@ -265,7 +249,7 @@ class OmkSession:
         if not items or self.executor is None:  # the executor is built only when samples are selected
             return
         self.carry.digest_all(items, self.executor, self.calls.judge_spec)
-        runnable = [item for item in items if self._skip_reason(item) is None]
+        runnable = [item for item in items if self.requires.reason(item) is None]
         self.calls.check_keys(runnable)
         self.launcher.open_clients(self.calls.executors(), connects=self.settings.record_mode != "none")
         plans: dict[Path, list[SamplePlan]] = {}
@@ -300,3 +284,15 @@ class OmkSession:
             self._js = None
         self.launcher.close(self.calls.aclose)
         self.calls.close_app()
+
+
+class SetupWait:
+    """``omk-setup-wait``: the session's step in a sample's setup, after every feature's."""
+
+    def __init__(self, session: OmkSession) -> None:
+        self._session = session
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        """Wait for the sample's model calls (registered last: pluggy calls it after the others)."""
+        self._session.setup_item(item)

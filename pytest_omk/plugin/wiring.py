@@ -3,7 +3,7 @@
 The call path (executor, judge, app host, URL resolver, recordings store) is made in ``run/``;
 this module hands it the warning sink, the usage error, an xdist worker's share, the recordings
 directory, the run's start and who answers (the ``omk_app`` fixture's app is set up through the
-first sample that runs: :func:`bind_fixture_app`).
+first sample that runs: :mod:`pytest_omk.plugin.fixture_app`).
 """
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from pytest_omk.config.settings import Settings
-from pytest_omk.errors import ConfigError
-from pytest_omk.plugin.answerer import FIXTURE, Answerer, answerer_key, choose
-from pytest_omk.plugin.compat import fixture_value, keep_current_test_variable
+from pytest_omk.plugin.answerer import Answerer, answerer_key, choose
+from pytest_omk.plugin.compat import keep_current_test_variable
 from pytest_omk.plugin.recordings import run_started_ns
 from pytest_omk.plugin.safety import omk_warning
 from pytest_omk.run.compose import CallPath, RunnerSide
@@ -55,17 +54,6 @@ def call_path(config: pytest.Config, settings: Settings) -> CallPath:
         app=app,
     )
     return CallPath(settings, side)
-
-
-def bind_fixture_app(item: pytest.Function, calls: CallPath) -> None:
-    """Set up the ``omk_app`` fixture through ``item`` (the first sample to run) and bind its app."""
-    if not calls.model.waits_for_fixture:
-        return
-    value = fixture_value(item, FIXTURE)
-    try:
-        calls.model.bind_fixture(value)
-    except ConfigError as exc:
-        pytest.fail(f"omk: the {FIXTURE} fixture: {exc}", pytrace=False)
 
 
 def _shard_limits(config: pytest.Config, settings: Settings) -> BudgetLimits:
