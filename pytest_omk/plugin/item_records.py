@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_omk.plugin.collector import record_collector_key
 from pytest_omk.plugin.nodes import SampleItem
 from pytest_omk.plugin.safety import scrub_report
 from pytest_omk.report.calls_record import record_calls
@@ -130,7 +129,8 @@ class ItemReports:
         report = yield
         scrubber = self._scrubber()
         scrub_report(report, scrubber)
-        collector = self.config.stash.get(record_collector_key, None)
+        # By its plugin name: the collector's module imports the carry plan, which writes records here.
+        collector = self.config.pluginmanager.get_plugin("omk-records")
         if collector is not None:  # the JSON report hides the MCP tokens too
             collector.extra_secrets = scrubber.secrets
         if call.when == "teardown" and record is not None:
