@@ -10,6 +10,7 @@ import pytest
 
 from pytest_omk.config.settings import Settings
 from pytest_omk.plugin import hookspecs
+from pytest_omk.plugin.answerer import answerer_key
 from pytest_omk.plugin.collection import NO_EXECUTOR
 from pytest_omk.plugin.collector import RecordCollector, record_collector_key
 from pytest_omk.plugin.config_checks import check_command_line, check_ini_keys, check_system_prompt
@@ -19,8 +20,13 @@ from pytest_omk.plugin.gold_options import add_gold_options, gold_ini_names, gol
 from pytest_omk.plugin.nodes import SampleItem, SplitDirectory, release_collected, sample_host_key, shown_key
 from pytest_omk.plugin.options import add_options, ini_names, settings_from_config, value_flags
 from pytest_omk.plugin.otel import register as register_otel
+from pytest_omk.plugin.recordings import RecordingsPlugin
+from pytest_omk.plugin.run_info import RunInfo
 from pytest_omk.plugin.safety import masked_key
 from pytest_omk.plugin.session import OmkSession, SetupWait
+from pytest_omk.plugin.tracebacks import drop_lineless_entries
+from pytest_omk.plugin.xdist.prefetch import DeepQueues
+from pytest_omk.plugin.xdist.status import register as register_xdist_status
 
 explicit_files_key = pytest.StashKey[set[Path]]()
 explicit_dirs_key = pytest.StashKey[set[Path]]()
@@ -42,12 +48,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "omk: an item generated from an omk eval sample")
     config.addinivalue_line("markers", "omk_difficulty(level): the sample's difficulty (easy, medium, hard)")
     config.addinivalue_line("markers", "omk_capability(name): a capability the sample covers")
-    from pytest_omk.plugin.recordings import RecordingsPlugin
-
     config.pluginmanager.register(RecordingsPlugin(config), "omk-recordings")
     if not hasattr(config, "workerinput"):
-        from pytest_omk.plugin.run_info import RunInfo
-
         config.pluginmanager.register(RunInfo(), "omk-run-info")
     settings = _checked_settings(config)
     session = OmkSession(config, settings)
@@ -59,8 +61,6 @@ def pytest_configure(config: pytest.Config) -> None:
     _register_sharding(config, session)
     config.pluginmanager.register(session.usage_errors, "omk-usage-errors")
     _register_item_setup(config, session)
-    from pytest_omk.plugin.xdist.status import register as register_xdist_status
-
     register_xdist_status(config, session.calls.progress, settings.status_interval)
     _register_reporting(config, session)
     _register_outcome_features(config, session)
@@ -132,8 +132,6 @@ def _register_reporting(config: pytest.Config, session: OmkSession) -> None:
     # The budget is built on first use, after collection: a shard's part of the caps needs its cut.
     calls, settings = session.calls, session.settings
     if not hasattr(config, "workerinput"):
-        from pytest_omk.plugin.xdist.prefetch import DeepQueues
-
         config.pluginmanager.register(DeepQueues(settings.concurrency), "omk-xdist-queues")
         # One feature, one plugin object: the records are gathered and published by the controller.
         from pytest_omk.plugin.summary_parts import SummaryParts
@@ -170,8 +168,6 @@ def junit_layout(config: pytest.Config, chosen: str) -> str:
 def pytest_report_header(config: pytest.Config) -> list[str]:
     """Who answers the samples and why (``omk: executor ...``), what is live for an app, and a
     line when ``CI`` set the ini file's record mode aside."""
-    from pytest_omk.plugin.answerer import answerer_key
-
     host = config.stash.get(sample_host_key, None)
     note = [host.settings.record_mode_note] if host is not None and host.settings.record_mode_note else []
     answerer = config.stash.get(answerer_key, None)
@@ -226,8 +222,6 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_keyboard_interrupt(excinfo: pytest.ExceptionInfo[BaseException]) -> None:
     # Before the terminal reporter renders the interruption (see pytest_omk.plugin.tracebacks).
-    from pytest_omk.plugin.tracebacks import drop_lineless_entries
-
     drop_lineless_entries(excinfo.value)
 
 

@@ -17,11 +17,12 @@ import pytest
 
 from pytest_omk.models.accounting import CallLog, CallRecord
 from pytest_omk.plugin.nodes import SampleItem
+from pytest_omk.plugin.status_line import StatusLine
+from pytest_omk.plugin.xdist.prefetch import WorkerFeed
 
 if TYPE_CHECKING:
     from pytest_omk.execute.progress import CallProgress
     from pytest_omk.models.run import SampleRun
-    from pytest_omk.plugin.xdist.prefetch import WorkerFeed
 
 RunsFuture = concurrent.futures.Future[list["SampleRun"]]
 
@@ -81,8 +82,6 @@ def wait_for_runs(
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if future.done() or reporter is None or interval <= 0 or config.get_verbosity() < 0:
         return future.result()
-    from pytest_omk.plugin.status_line import StatusLine
-
     capture = config.pluginmanager.get_plugin("capturemanager")
     status = StatusLine(reporter, progress, interval=interval, tty=bool(reporter.isatty), capture=capture)
     return status.wait(future)

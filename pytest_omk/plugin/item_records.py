@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 def open_record(item: SampleItem, *, executor: str | None, model: str | None, order: int) -> None:
     """Give ``item`` its record before anything ran (the record models are imported on first use)."""
-    from pytest_omk.report.records import new_record
+    from pytest_omk.report.records import new_record  # lazy: the record models (pydantic)
 
     item.omk_record = new_record(
         nodeid=item.nodeid,
@@ -123,7 +123,7 @@ class ItemReports:
         """Scrub every report; hand the record over on the teardown report."""
         record = getattr(item, "omk_record", None)
         if call.when == "teardown" and record is not None and self._junit:
-            from pytest_omk.plugin.junit import add_junit_properties
+            from pytest_omk.plugin.junit import add_junit_properties  # lazy: the record models
 
             add_junit_properties(item, record)
         report = yield

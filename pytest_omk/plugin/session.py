@@ -17,6 +17,7 @@ import pytest
 from pytest_omk.config.settings import Settings
 from pytest_omk.errors import BudgetExhausted, OmkError
 from pytest_omk.grade.sequential import StopRule
+from pytest_omk.js.v8 import JsEngine
 from pytest_omk.plugin.attempts import Attempts, wait_for_runs
 from pytest_omk.plugin.changed import CarryPlan
 from pytest_omk.plugin.collection import CollectionHooks, check_sample_file
@@ -27,17 +28,16 @@ from pytest_omk.plugin.planning import Planner
 from pytest_omk.plugin.requires import Requirements
 from pytest_omk.plugin.usage_errors import UsageErrors
 from pytest_omk.plugin.wiring import call_path
+from pytest_omk.plugin.xdist.prefetch import WorkerFeed
 from pytest_omk.run.launcher import Launcher, RunsFuture
+from pytest_omk.run.prefetch import PrefetchWindow, refill_mark, window_size
 
 # The call machinery is imported when a run first needs it: loading the plugin stays cheap.
 if TYPE_CHECKING:
     from pytest_omk.execute.base import Executor
-    from pytest_omk.js.v8 import JsEngine
     from pytest_omk.loading import SampleBundle
     from pytest_omk.models.run import SamplePlan
     from pytest_omk.plugin.nodes import SampleFile, SampleItem
-    from pytest_omk.plugin.xdist.prefetch import WorkerFeed
-    from pytest_omk.run.prefetch import PrefetchWindow
 
 CALL_PATH_MODULES = ("pytest_omk.run.pipeline", "pytest_omk.execute.openai", "pytest_omk.execute.anthropic")
 """What every run's first wave of calls imports: loaded on the call loop while pytest collects."""
@@ -84,8 +84,6 @@ class OmkSession:
     def js(self) -> JsEngine:
         """This process's V8 engine for JavaScript semantics (its context starts on first use)."""
         if self._js is None:
-            from pytest_omk.js.v8 import JsEngine
-
             self._js = JsEngine()
         return self._js
 
@@ -124,8 +122,6 @@ class OmkSession:
 
     def _prefetch(self, items: list[SampleItem]) -> None:
         """Start the first samples' calls; the items' setups top the window up (pytest_omk.run.prefetch)."""
-        from pytest_omk.run.prefetch import PrefetchWindow, refill_mark, window_size
-
         self.calls.progress.plan(len(items))
         concurrency = self.settings.concurrency
         self._window = PrefetchWindow(
@@ -195,6 +191,7 @@ class OmkSession:
 
     def _wait(self, item: SampleItem, future: RunsFuture) -> tuple[str, str] | None:
         """Give the item its runs; else why not: ``(skip reason, "")`` or ``("", error)``."""
+        # Lazy, as below: grading imports the format's models (pydantic), no part of start-up.
         from pytest_omk.plugin.subtests import error_line
 
         try:
@@ -260,8 +257,6 @@ class OmkSession:
         # all, or each worker would call the model for every sample. It starts the items the
         # controller sends it, as they arrive (xdist_prefetch).
         if self.is_worker:
-            from pytest_omk.plugin.xdist.prefetch import WorkerFeed
-
             self._items = session.items
             self._feed = WorkerFeed.attach(self.config.pluginmanager.get_plugins())
         elif self.calls.model.waits_for_fixture:

@@ -145,7 +145,7 @@ def error_line(item: SampleItem, error: OmkError, settings: Settings, js: JsEngi
     """The line an item ERRORs with. When only the judge failed (the model answered), the record
     first gets the answer and every check that needs no judge, read as usual (the judged ones
     missing); no subtest is reported."""
-    from pytest_omk.run.pipeline import JudgeFailed
+    from pytest_omk.run.pipeline import JudgeFailed  # lazy: the call path (asyncio), on an error only
 
     if not isinstance(error, JudgeFailed):
         return f"{type(error).__name__}: {error}"
@@ -166,7 +166,7 @@ def grade_and_report(item: SampleItem, settings: Settings, js: JsEngine) -> None
     # ends the item, and the reports must still hold what was graded.
     note(item, graded_parts(sample, item.omk_runs, graded, _mask(item)))
     if settings.mutate:
-        from pytest_omk.grade.weakness import assess
+        from pytest_omk.grade.weakness import assess  # lazy: the mutants, with --omk-mutate only
 
         mutation = assess(
             sample, item.bundle.base_dir, item.omk_runs[0].execution, js, seed=settings.mutate_seed
