@@ -1,10 +1,8 @@
 """The composition root: how the run calls models, made in one place from the settings.
 
 The executor (or the app under test and its gateway), the judge, the URL resolver, the recordings
-store, the budget and the call path's stages are made here, lazily (a run without sample files
-pays nothing: the call machinery is imported when a run first needs it). The pytest layer hands in
-only what the test runner knows (:class:`RunnerSide`: a warning sink, how a usage error is raised,
-an xdist worker's share, where the recordings live, and :class:`AppSide` for who answers) and gets
+store, the budget and the call path's stages are made here, lazily (a run without sample files pays
+nothing). The pytest layer hands in only what the test runner knows (:class:`RunnerSide`) and gets
 the built call path back.
 """
 
@@ -199,10 +197,8 @@ class CallPath:
         """The run's spending cap (an xdist worker's share of it); ``None`` without one."""
         from pytest_omk.execute.budget import Budget, BudgetLimits
 
-        if self.side.budget_limits is not None:
-            limits = self.side.budget_limits()
-        else:
-            limits = BudgetLimits(self.settings.budget_usd, self.settings.budget_tokens)
+        ask = self.side.budget_limits
+        limits = ask() if ask else BudgetLimits(self.settings.budget_usd, self.settings.budget_tokens)
         if not limits.active:
             return None
         return Budget(limits.share(self.side.workers or 1), self.ledger, shown=limits)
@@ -235,10 +231,9 @@ class CallPath:
 
     def register_url_sets(self, by_file: dict[Path, list[SamplePlan]]) -> None:
         """Declare each file's selected samples to the URL resolver (its limits are per file)."""
-        if self._resolver is None:
-            return
-        for path, plans in by_file.items():
-            self._resolver.register(plans, name=str(path))
+        if self._resolver is not None:
+            for path, plans in by_file.items():
+                self._resolver.register(plans, name=str(path))
 
     def _make_judge(self, calls: ModelCalls) -> LLMJudge | None:
         if self.judge_spec is None:
