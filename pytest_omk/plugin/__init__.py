@@ -118,7 +118,8 @@ def _register_item_setup(config: pytest.Config, session: OmkSession) -> None:
     succeeded (a wrapper).
     """
     register = config.pluginmanager.register
-    register(FixtureAppSetup(session.calls, session.will_run, session.fixture_bound), "omk-fixture-app")
+    runs = session.requires.runs
+    register(FixtureAppSetup(session.calls, runs, session.fixture_bound), "omk-fixture-app")
     register(session.reports, "omk-item-reports")
     register(session.carry, "omk-changed-digest")
     register(session.requires, "omk-requires")

@@ -40,6 +40,10 @@ class Requirements:
         unmet = self._unmet[key]
         return "requires not met: " + "; ".join(unmet) if unmet else None
 
+    def runs(self, item: SampleItem) -> bool:
+        """Whether ``item`` runs (it has an executor and its ``requires`` are met)."""
+        return self.reason(item) is None
+
     @pytest.hookimpl(trylast=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> None:
         """Skip a sample whose requirements are not met (its record says why)."""

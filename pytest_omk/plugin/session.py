@@ -134,10 +134,6 @@ class OmkSession:
         )
         self._window.fill()
 
-    def will_run(self, item: SampleItem) -> bool:
-        """Whether ``item`` runs (it has an executor and its ``requires`` are met)."""
-        return self.requires.reason(item) is None
-
     def fixture_bound(self) -> None:
         """The ``omk_app`` fixture's app is bound (pytest_omk.plugin.fixture_app): start the calls
         held back until now."""
