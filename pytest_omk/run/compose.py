@@ -47,7 +47,7 @@ class RunnerSide:
     usage_error: Callable[[str], Exception]
     """The exception that stops the run with one line (``omk: <message>``, exit 4)."""
     workers: int | None
-    """How many xdist workers share the run, on a worker; ``None`` in the controller (or alone)."""
+    """How many xdist workers share the run (``None``: not a worker)."""
     budget_limits: Callable[[], BudgetLimits] | None
     """This process's shard's caps (``None``: the run's, from the settings); asked once."""
     recordings_dir: Callable[[], Path | None]
@@ -175,8 +175,7 @@ class CallPath:
 
             store = self.store
             if store.replay_only and executor.records_answers:
-                # No transport: a replay-only run cannot call a model. An app under test still
-                # runs (it is the code under test); its gateway replays its model calls only.
+                # No transport in replay only; an app under test still runs, its model calls replayed.
                 executor = ReplayOnly(executor)
             calls = ModelCalls(
                 store=store,
