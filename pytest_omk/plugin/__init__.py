@@ -10,16 +10,23 @@ import pytest
 
 from pytest_omk.config.settings import Settings
 from pytest_omk.plugin import hookspecs
+from pytest_omk.plugin.answerer import answerer_key
 from pytest_omk.plugin.collection import NO_EXECUTOR
 from pytest_omk.plugin.collector import RecordCollector, record_collector_key
 from pytest_omk.plugin.config_checks import check_command_line, check_ini_keys, check_system_prompt
 from pytest_omk.plugin.discovery import collect_file
+from pytest_omk.plugin.fixture_app import FixtureAppSetup
 from pytest_omk.plugin.gold_options import add_gold_options, gold_ini_names, gold_value_flags, register_gold
 from pytest_omk.plugin.nodes import SampleItem, SplitDirectory, release_collected, sample_host_key, shown_key
 from pytest_omk.plugin.options import add_options, ini_names, settings_from_config, value_flags
 from pytest_omk.plugin.otel import register as register_otel
+from pytest_omk.plugin.recordings import RecordingsPlugin
+from pytest_omk.plugin.run_info import RunInfo
 from pytest_omk.plugin.safety import masked_key
-from pytest_omk.plugin.session import OmkSession
+from pytest_omk.plugin.session import OmkSession, SetupWait
+from pytest_omk.plugin.tracebacks import drop_lineless_entries
+from pytest_omk.plugin.xdist.prefetch import DeepQueues
+from pytest_omk.plugin.xdist.status import register as register_xdist_status
 
 explicit_files_key = pytest.StashKey[set[Path]]()
 explicit_dirs_key = pytest.StashKey[set[Path]]()
@@ -41,12 +48,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "omk: an item generated from an omk eval sample")
     config.addinivalue_line("markers", "omk_difficulty(level): the sample's difficulty (easy, medium, hard)")
     config.addinivalue_line("markers", "omk_capability(name): a capability the sample covers")
-    from pytest_omk.plugin.recordings import RecordingsPlugin
-
     config.pluginmanager.register(RecordingsPlugin(config), "omk-recordings")
     if not hasattr(config, "workerinput"):
-        from pytest_omk.plugin.run_info import RunInfo
-
         config.pluginmanager.register(RunInfo(), "omk-run-info")
     settings = _checked_settings(config)
     session = OmkSession(config, settings)
@@ -57,9 +60,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(session.collection, "omk-collection")
     _register_sharding(config, session)
     config.pluginmanager.register(session.usage_errors, "omk-usage-errors")
-    config.pluginmanager.register(session.reports, "omk-item-reports")
-    from pytest_omk.plugin.xdist.status import register as register_xdist_status
-
+    _register_item_setup(config, session)
     register_xdist_status(config, session.calls.progress, settings.status_interval)
     _register_reporting(config, session)
     _register_outcome_features(config, session)
@@ -107,13 +108,31 @@ def _register_sharding(config: pytest.Config, session: OmkSession) -> None:
         config.pluginmanager.register(book, "omk-durations")
 
 
+def _register_item_setup(config: pytest.Config, session: OmkSession) -> None:
+    """The plugin objects whose ``pytest_runtest_setup`` hooks make up a sample's setup.
+
+    Each runs after pytest's own setup of the item (``trylast``: its fixtures can be set up), and
+    pluggy calls ``trylast`` implementations in the order they were registered: the ``omk_app``
+    fixture's app, the record, the input digest, ``requires``, the rerun's take, and last the
+    session's wait for the model calls. The ignored judge recordings are noted once all of them
+    succeeded (a wrapper).
+    """
+    register = config.pluginmanager.register
+    runs = session.requires.runs
+    register(FixtureAppSetup(session.calls, runs, session.fixture_bound), "omk-fixture-app")
+    register(session.reports, "omk-item-reports")
+    register(session.carry, "omk-changed-digest")
+    register(session.requires, "omk-requires")
+    register(session.attempts, "omk-reruns")
+    register(SetupWait(session), "omk-setup-wait")
+    register(session.judge_recordings, "omk-judge-recordings")
+
+
 def _register_reporting(config: pytest.Config, session: OmkSession) -> None:
     """The controller's record collector and its spending book; a worker's budget ledger."""
     # The budget is built on first use, after collection: a shard's part of the caps needs its cut.
     calls, settings = session.calls, session.settings
     if not hasattr(config, "workerinput"):
-        from pytest_omk.plugin.xdist.prefetch import DeepQueues
-
         config.pluginmanager.register(DeepQueues(settings.concurrency), "omk-xdist-queues")
         # One feature, one plugin object: the records are gathered and published by the controller.
         from pytest_omk.plugin.summary_parts import SummaryParts
@@ -150,8 +169,6 @@ def junit_layout(config: pytest.Config, chosen: str) -> str:
 def pytest_report_header(config: pytest.Config) -> list[str]:
     """Who answers the samples and why (``omk: executor ...``), what is live for an app, and a
     line when ``CI`` set the ini file's record mode aside."""
-    from pytest_omk.plugin.answerer import answerer_key
-
     host = config.stash.get(sample_host_key, None)
     note = [host.settings.record_mode_note] if host is not None and host.settings.record_mode_note else []
     answerer = config.stash.get(answerer_key, None)
@@ -206,8 +223,6 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_keyboard_interrupt(excinfo: pytest.ExceptionInfo[BaseException]) -> None:
     # Before the terminal reporter renders the interruption (see pytest_omk.plugin.tracebacks).
-    from pytest_omk.plugin.tracebacks import drop_lineless_entries
-
     drop_lineless_entries(excinfo.value)
 
 

@@ -16,21 +16,23 @@ from typing import TYPE_CHECKING
 import pytest
 
 from pytest_omk.models.accounting import CallLog, CallRecord
+from pytest_omk.plugin.nodes import SampleItem
+from pytest_omk.plugin.status_line import StatusLine
+from pytest_omk.plugin.xdist.prefetch import WorkerFeed
 
 if TYPE_CHECKING:
     from pytest_omk.execute.progress import CallProgress
     from pytest_omk.models.run import SampleRun
-    from pytest_omk.plugin.nodes import SampleItem
-    from pytest_omk.plugin.xdist.prefetch import WorkerFeed
 
 RunsFuture = concurrent.futures.Future[list["SampleRun"]]
 
 
 class Attempts:
-    """Counts the setups of each item; a rerun gets the next take and a fresh call."""
+    """``omk-reruns``: counts the setups of each item; a rerun gets the next take and a fresh call."""
 
-    def __init__(self) -> None:
+    def __init__(self, forget: Callable[[str], None] = lambda nodeid: None) -> None:
         self._seen: dict[str, int] = {}
+        self._forget = forget
         self._last: tuple[str, tuple[CallRecord, ...]] = ("", ())
         """The last item's calls: a rerun follows its item at once, so one item's are enough."""
 
@@ -58,6 +60,12 @@ class Attempts:
             item.plan = replace(item.plan, take=take)
             forget(item.nodeid)
 
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        """Each setup of a sample (a rerun's too) is its next take."""
+        if isinstance(item, SampleItem):
+            self.next_take(item, self._forget)
+
 
 def wait_for_runs(
     config: pytest.Config,
@@ -74,8 +82,6 @@ def wait_for_runs(
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     if future.done() or reporter is None or interval <= 0 or config.get_verbosity() < 0:
         return future.result()
-    from pytest_omk.plugin.status_line import StatusLine
-
     capture = config.pluginmanager.get_plugin("capturemanager")
     status = StatusLine(reporter, progress, interval=interval, tty=bool(reporter.isatty), capture=capture)
     return status.wait(future)

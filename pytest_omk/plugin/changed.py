@@ -20,12 +20,13 @@ import pytest
 
 from pytest_omk.config.settings import Settings
 from pytest_omk.errors import OmkError
+from pytest_omk.plugin.item_records import note
+from pytest_omk.plugin.nodes import SampleItem
 
 if TYPE_CHECKING:
     from pytest_omk.compare.changed import RunInputs
     from pytest_omk.execute.base import Executor
-    from pytest_omk.plugin.nodes import SampleItem
-    from pytest_omk.plugin.wiring import CallWiring
+    from pytest_omk.run.compose import CallPath
 
 _KEEP = ("nodeid", "file", "sample_id", "variant", "executor", "model", "order")
 """Keys of this run's record a carried record keeps (where the item is, not what it answered)."""
@@ -35,7 +36,7 @@ class CarryPlan:
     """Digests and carried records of one process's run (see the module docstring)."""
 
     def __init__(
-        self, config: pytest.Config, settings: Settings, adopted: Mapping[int, SampleItem], calls: CallWiring
+        self, config: pytest.Config, settings: Settings, adopted: Mapping[int, SampleItem], calls: CallPath
     ) -> None:
         """``adopted``: the session's sample items by id; ``calls``: its call wiring (the executor)."""
         self.config = config
@@ -144,11 +145,12 @@ class CarryPlan:
             carried.append(item)
         return carried
 
-    def stamp(self, item: SampleItem) -> None:
-        """Put the sample's input digest in its record (when one was computed)."""
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        """Put a sample's input digest in its record (when one was computed)."""
         digest = self._digests.get(item.nodeid)
-        if digest is not None:
-            item.omk_record["inputDigest"] = digest
+        if digest is not None and isinstance(item, SampleItem):
+            note(item, {"inputDigest": digest})
 
     def _run_inputs(self, executor: Executor, judge_spec: str | None) -> RunInputs:
         if self._inputs is None:

@@ -58,10 +58,6 @@ class SampleHost(Protocol):
         """A usage error found while collecting: raised once collection is finished."""
         ...
 
-    def setup_item(self, item: SampleItem) -> None:
-        """The item's setup: wait for its calls."""
-        ...
-
     def grade_item(self, item: SampleItem) -> None:
         """The item's call: grade it and report its checks."""
         ...
@@ -83,7 +79,8 @@ def _run_sample() -> None:
 
 
 class SampleItem(FullTraceback, pytest.Function):
-    """One sample: the model call happens in setup, grading and subtests in the call phase."""
+    """One sample: its model calls are awaited in setup (the session's and the features'
+    ``pytest_runtest_setup`` hooks), grading and subtests happen in the call phase."""
 
     loaded: LoadedSample
     bundle: SampleBundle
@@ -122,11 +119,6 @@ class SampleItem(FullTraceback, pytest.Function):
     def sample_id(self) -> str:
         """The sample's id."""
         return self._sample_id
-
-    def setup(self) -> None:
-        """Wait for the sample's calls (an infrastructure failure is an ERROR)."""
-        super().setup()
-        self.omk.setup_item(self)
 
     def runtest(self) -> None:
         """Call phase: grade the prefetched run and report one subtest per check."""

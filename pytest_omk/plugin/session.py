@@ -17,27 +17,27 @@ import pytest
 from pytest_omk.config.settings import Settings
 from pytest_omk.errors import BudgetExhausted, OmkError
 from pytest_omk.grade.sequential import StopRule
+from pytest_omk.js.v8 import JsEngine
 from pytest_omk.plugin.attempts import Attempts, wait_for_runs
 from pytest_omk.plugin.changed import CarryPlan
-from pytest_omk.plugin.collection import NO_EXECUTOR, CollectionHooks, check_sample_file
+from pytest_omk.plugin.collection import CollectionHooks, check_sample_file
 from pytest_omk.plugin.compat import item_level_capture
 from pytest_omk.plugin.gc_policy import young_collections_spaced
-from pytest_omk.plugin.item_records import ItemReports, note_ignored_judge_recordings, record_for
+from pytest_omk.plugin.item_records import IgnoredJudgeRecordings, ItemReports, note, note_calls
 from pytest_omk.plugin.planning import Planner
+from pytest_omk.plugin.requires import Requirements
 from pytest_omk.plugin.usage_errors import UsageErrors
-from pytest_omk.plugin.wiring import CallWiring
-from pytest_omk.report.calls_record import record_calls
+from pytest_omk.plugin.wiring import call_path
+from pytest_omk.plugin.xdist.prefetch import WorkerFeed
 from pytest_omk.run.launcher import Launcher, RunsFuture
+from pytest_omk.run.prefetch import PrefetchWindow, refill_mark, window_size
 
 # The call machinery is imported when a run first needs it: loading the plugin stays cheap.
 if TYPE_CHECKING:
     from pytest_omk.execute.base import Executor
-    from pytest_omk.js.v8 import JsEngine
     from pytest_omk.loading import SampleBundle
     from pytest_omk.models.run import SamplePlan
     from pytest_omk.plugin.nodes import SampleFile, SampleItem
-    from pytest_omk.plugin.xdist.prefetch import WorkerFeed
-    from pytest_omk.run.prefetch import PrefetchWindow
 
 CALL_PATH_MODULES = ("pytest_omk.run.pipeline", "pytest_omk.execute.openai", "pytest_omk.execute.anthropic")
 """What every run's first wave of calls imports: loaded on the call loop while pytest collects."""
@@ -52,23 +52,30 @@ class OmkSession:
         self.config = config
         self.settings = settings
         self.is_worker = hasattr(config, "workerinput")
-        self.calls = CallWiring(config, settings)
+        self.calls = call_path(config, settings)
         self.planner = Planner(config, settings)
         auto = StopRule(settings.repeat, settings.min_pass_rate) if settings.repeat_auto else None
         self.launcher = Launcher(self.calls.stages, lambda: self.calls.progress, settings.repeat, auto)
-        self._unmet: dict[Path, list[str]] = {}
         self._feed: WorkerFeed | None = None
         self._window: PrefetchWindow[SampleItem] | None = None
-        self.reports = ItemReports(config, lambda: self.calls.scrubber)
         # Handed over by collection, by id (the items include other tests).
         self._adopted: dict[int, SampleItem] = {}
         self.carry = CarryPlan(config, settings, self._adopted, self.calls)
         scrubber, adopted = (lambda: self.calls.scrubber), (lambda item: id(item) in self._adopted)
         self.collection = CollectionHooks(config, settings, adopted, scrubber, self.carry.take)
         self.collection.has_executor = lambda: self.executor is not None
+        self.reports = ItemReports(
+            config,
+            scrubber,
+            lambda: self.executor,
+            lambda id_: self.collection.order.get(id_, 0),
+            settings.model,
+        )
         self.usage_errors = UsageErrors(config)
+        self.requires = Requirements(lambda: self.executor)
+        self.judge_recordings = IgnoredJudgeRecordings(self.calls)
         self._items: list[pytest.Item] = []
-        self._attempts = Attempts()
+        self.attempts = Attempts(self.launcher.forget)
         self._js: JsEngine | None = None
         self._deferred: list[SampleItem] = []
         self._queued: list[int] = []
@@ -77,8 +84,6 @@ class OmkSession:
     def js(self) -> JsEngine:
         """This process's V8 engine for JavaScript semantics (its context starts on first use)."""
         if self._js is None:
-            from pytest_omk.js.v8 import JsEngine
-
             self._js = JsEngine()
         return self._js
 
@@ -103,21 +108,10 @@ class OmkSession:
 
     # --- running ------------------------------------------------------------------------------
 
-    def _skip_reason(self, item: SampleItem) -> str | None:
-        if self.executor is None:
-            return NO_EXECUTOR
-        key = item.bundle.path
-        if key not in self._unmet:
-            from pytest_omk.run.requires import unmet_requirements
-
-            self._unmet[key] = unmet_requirements(item.bundle.requires, item.bundle.base_dir)
-        unmet = self._unmet[key]
-        return "requires not met: " + "; ".join(unmet) if unmet else None
-
     def start(self, item: SampleItem) -> RunsFuture | None:
         """Start the item's model calls, every repeat of them (once); ``None`` when it will be skipped
         (or cannot start yet: the ``omk_app`` fixture's app is set up by the first sample that runs)."""
-        if item.nodeid not in self.launcher.futures and self._skip_reason(item) is not None:
+        if item.nodeid not in self.launcher.futures and self.requires.reason(item) is not None:
             return None
         if self.calls.model.waits_for_fixture:
             return None
@@ -128,8 +122,6 @@ class OmkSession:
 
     def _prefetch(self, items: list[SampleItem]) -> None:
         """Start the first samples' calls; the items' setups top the window up (pytest_omk.run.prefetch)."""
-        from pytest_omk.run.prefetch import PrefetchWindow, refill_mark, window_size
-
         self.calls.progress.plan(len(items))
         concurrency = self.settings.concurrency
         self._window = PrefetchWindow(
@@ -138,13 +130,13 @@ class OmkSession:
             refill_mark(concurrency),
             start=lambda item: self.start(item) is not None,
             waiting=lambda: len(self.launcher.futures),
-            seen=self._attempts.seen,
+            seen=self.attempts.seen,
         )
         self._window.fill()
 
-    def _bind_fixture_app(self, item: SampleItem) -> None:
-        """Set up the ``omk_app`` fixture through the first sample, then start the prefetching."""
-        self.calls.model.bind_fixture(item)
+    def fixture_bound(self) -> None:
+        """The ``omk_app`` fixture's app is bound (pytest_omk.plugin.fixture_app): start the calls
+        held back until now."""
         deferred, self._deferred = self._deferred, []
         if deferred:
             self._prefetch(deferred)
@@ -158,7 +150,7 @@ class OmkSession:
             return
         for index in indices:
             item = self._adopted.get(id(self._items[index])) if 0 <= index < len(self._items) else None
-            if item is not None and not self._attempts.seen(item.nodeid):
+            if item is not None and not self.attempts.seen(item.nodeid):
                 self.start(item)
 
     def file_found(self) -> None:
@@ -170,40 +162,32 @@ class OmkSession:
         modules = CALL_PATH_MODULES + (JUDGE_MODULES if judged else ())
         self.launcher.warm_up(modules, connects=not self.calls.replay_only)
 
-    def setup_item(self, item: SampleItem) -> None:
-        """Setup phase: skip, or wait for the item's model calls (failure = ERROR)."""
-        if self.calls.model.waits_for_fixture and self._skip_reason(item) is None:
-            self._bind_fixture_app(item)
-        executor = self.executor
-        item.omk_record = record_for(
-            item,
-            executor=executor.id if executor is not None else None,
-            model=self.settings.model,
-            order=self.collection.order.get(item.nodeid, 0),
-        )
-        self.carry.stamp(item)
-        reason = self._skip_reason(item)
-        if reason is not None:
-            item.omk_record["skipReason"] = reason
-            pytest.skip(reason)
-        self._attempts.next_take(item, self.launcher.forget)
-        future = self.start(item)
+    def setup_item(self, item: pytest.Item) -> None:
+        """Last step of a sample's setup: wait for its model calls (failure = ERROR).
+
+        The features' steps before it are their plugin objects' hooks, registered before the
+        :class:`SetupWait` that calls this (``pytest_omk.plugin._register_item_setup``)."""
+        sample = self._adopted.get(id(item))
+        if sample is None:
+            return
+        future = self.start(sample)
         assert future is not None
-        stopped = self._wait(item, future)
+        stopped = self._wait(sample, future)
         if stopped is None:
             return
         skip, error = stopped
         if skip:  # never failed, never passed: the budget refused a call, or it was cancelled
-            item.omk_record["skipReason"] = skip
+            note(sample, {"skipReason": skip})
             pytest.skip(skip)
         # An infrastructure failure: the item ERRORs with one clear line, never a traceback, and
         # is never graded (so it counts neither as a pass nor as a model failure). Raised outside
         # the ``except`` so pytest does not print the chained original exception.
-        item.omk_record["error"] = error
+        note(sample, {"error": error})
         pytest.fail(f"omk: {error}", pytrace=False)
 
     def _wait(self, item: SampleItem, future: RunsFuture) -> tuple[str, str] | None:
         """Give the item its runs; else why not: ``(skip reason, "")`` or ``("", error)``."""
+        # Lazy, as below: grading imports the format's models (pydantic), no part of start-up.
         from pytest_omk.plugin.subtests import error_line
 
         try:
@@ -222,13 +206,9 @@ class OmkSession:
             return str(exc), ""
         except OmkError as exc:
             return "", error_line(item, exc, self.settings, self.js)
-        else:
-            note_ignored_judge_recordings(item, self.calls)
         finally:
             # Every call made for the sample counts, those of a sample about to error too.
-            record_calls(
-                item.omk_record, self._attempts.calls(item.nodeid, self.launcher.logs.get(item.nodeid))
-            )
+            note_calls(item, self.attempts.calls(item.nodeid, self.launcher.logs.get(item.nodeid)))
             # The item holds the result now; the future (and its task) need not live to the end,
             # and the next sample in the window may start.
             self.launcher.forget(item.nodeid)
@@ -262,7 +242,7 @@ class OmkSession:
         if not items or self.executor is None:  # the executor is built only when samples are selected
             return
         self.carry.digest_all(items, self.executor, self.calls.judge_spec)
-        runnable = [item for item in items if self._skip_reason(item) is None]
+        runnable = [item for item in items if self.requires.reason(item) is None]
         self.calls.check_keys(runnable)
         self.launcher.open_clients(self.calls.executors(), connects=self.settings.record_mode != "none")
         plans: dict[Path, list[SamplePlan]] = {}
@@ -273,8 +253,6 @@ class OmkSession:
         # all, or each worker would call the model for every sample. It starts the items the
         # controller sends it, as they arrive (xdist_prefetch).
         if self.is_worker:
-            from pytest_omk.plugin.xdist.prefetch import WorkerFeed
-
             self._items = session.items
             self._feed = WorkerFeed.attach(self.config.pluginmanager.get_plugins())
         elif self.calls.model.waits_for_fixture:
@@ -297,3 +275,15 @@ class OmkSession:
             self._js = None
         self.launcher.close(self.calls.aclose)
         self.calls.close_app()
+
+
+class SetupWait:
+    """``omk-setup-wait``: the session's step in a sample's setup, after every feature's."""
+
+    def __init__(self, session: OmkSession) -> None:
+        self._session = session
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        """Wait for the sample's model calls (registered last: pluggy calls it after the others)."""
+        self._session.setup_item(item)

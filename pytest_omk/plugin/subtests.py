@@ -19,6 +19,7 @@ from pytest_omk.models.report import SampleRecord
 from pytest_omk.models.results import Reading
 from pytest_omk.models.run import SampleRun
 from pytest_omk.plugin.compat import report_passed_subtests, subtests_of, suspend_xfail_mark
+from pytest_omk.plugin.item_records import note, note_lines
 from pytest_omk.plugin.known_failures import KNOWN, known_failure_key
 from pytest_omk.plugin.safety import masked_key
 from pytest_omk.report.failure_text import failure_line
@@ -67,8 +68,15 @@ def fill_record(
     graded: Verdict,
     mask: Callable[[str], str] | None = None,
 ) -> None:
-    """Complete the sample's record (its wire form, in place) with what was graded; ``mask`` masks
-    a stored text whole before it is cut to the stored cap."""
+    """Complete the sample's record (its wire form, in place) with what was graded."""
+    wire.update(graded_parts(sample, runs, graded, mask))
+
+
+def graded_parts(
+    sample: Sample, runs: list[SampleRun], graded: Verdict, mask: Callable[[str], str] | None = None
+) -> dict[str, Any]:
+    """The record's parts for what was graded; ``mask`` masks a stored text whole before it is
+    cut to the stored cap."""
     if graded.repeats is not None:
         parts = repeated_parts(sample, runs, graded, graded.repeats, mask)
     else:
@@ -83,7 +91,7 @@ def fill_record(
     parts.update(judge_provenance(runs))
     # The parts are JSON values already, and the rest of the record is in the wire form from
     # setup: building and dumping a model per part, or the whole record, only cost time.
-    wire.update(parts)
+    return parts
 
 
 def checks(sample: Sample, graded: Verdict) -> list[tuple[str, Reading]]:
@@ -103,14 +111,6 @@ def check_lines(lines: SampleLines | None, graded: Verdict) -> list[int | None]:
         *(lines.assertion(i, reading.at) for i, reading in enumerate(graded.readings)),
         *(lines.rubric.get(name) for name in graded.rubric),
     ]
-
-
-def add_lines(record: dict[str, Any], lines: list[int | None]) -> None:
-    """Each check's ``line`` into the record's entries (assertions by index, then rubric)."""
-    entries = [*(record.get("assertions") or []), *(record.get("rubric") or {}).values()]
-    for entry, line in zip(entries, lines, strict=False):
-        if line is not None:
-            entry["line"] = line
 
 
 def report_checks(
@@ -145,13 +145,13 @@ def error_line(item: SampleItem, error: OmkError, settings: Settings, js: JsEngi
     """The line an item ERRORs with. When only the judge failed (the model answered), the record
     first gets the answer and every check that needs no judge, read as usual (the judged ones
     missing); no subtest is reported."""
-    from pytest_omk.run.pipeline import JudgeFailed
+    from pytest_omk.run.pipeline import JudgeFailed  # lazy: the call path (asyncio), on an error only
 
     if not isinstance(error, JudgeFailed):
         return f"{type(error).__name__}: {error}"
     sample, runs = item.loaded.sample, [error.run]
     graded = verdict(sample, item.bundle.base_dir, runs, settings, js, mask=_mask(item))
-    fill_record(item.omk_record, sample, runs, graded, _mask(item))
+    note(item, graded_parts(sample, runs, graded, _mask(item)))
     return f"JudgeError: {error}"
 
 
@@ -164,22 +164,23 @@ def grade_and_report(item: SampleItem, settings: Settings, js: JsEngine) -> None
     )
     # The record is complete before any subtest is reported: with -x the first failed subtest
     # ends the item, and the reports must still hold what was graded.
-    fill_record(item.omk_record, sample, item.omk_runs, graded, _mask(item))
+    note(item, graded_parts(sample, item.omk_runs, graded, _mask(item)))
     if settings.mutate:
-        from pytest_omk.grade.weakness import assess
+        from pytest_omk.grade.weakness import assess  # lazy: the mutants, with --omk-mutate only
 
-        item.omk_record["mutation"] = assess(
+        mutation = assess(
             sample, item.bundle.base_dir, item.omk_runs[0].execution, js, seed=settings.mutate_seed
         )
+        note(item, {"mutation": mutation})
     checked = checks(sample, graded)
     # Lines are read only when a check did not pass: a green run never reads its files again.
     lines = check_lines(item.check_lines(), graded) if any(r.status != "pass" for _, r in checked) else None
     if lines is not None:
-        add_lines(item.omk_record, lines)
+        note_lines(item, lines)
     # A known failure (--omk-known-failures=xfail) is expected to fail as a tripwire is.
     known = item.stash.get(known_failure_key, None)
     if known is not None:
-        item.omk_record["knownFailure"] = known
+        note(item, {"knownFailure": known})
     tripwire = bool(sample.tripwire) or known is not None
     if tripwire:
         suspend_xfail_mark(item)
@@ -190,7 +191,7 @@ def grade_and_report(item: SampleItem, settings: Settings, js: JsEngine) -> None
     if checked and all(reading.status == "missing" for _, reading in checked):
         # Nothing could be graded (no judge for a rubric-only sample, say): never a pass.
         reason = f"nothing could be graded: {checked[0][1].message}"
-        item.omk_record["skipReason"] = reason
+        note(item, {"skipReason": reason})
         pytest.skip(reason)
 
 

@@ -20,6 +20,7 @@ the scheduler already keeps to a few times the concurrency.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Generic, Protocol, TypeVar
 
@@ -85,3 +86,8 @@ class PrefetchWindow(Generic[ItemT]):
             self._next += 1
             if not self._seen(item.nodeid):
                 self._start(item)
+
+
+def worker_share(concurrency: int, workers: int) -> int:
+    """One xdist worker's part of the run's concurrency (the total stays what the user allowed)."""
+    return max(1, math.ceil(concurrency / max(1, workers)))

@@ -20,19 +20,15 @@ before.
 from __future__ import annotations
 
 import concurrent.futures
-import math
 import threading
 from collections.abc import Callable, Iterable
 from typing import Any, TypeVar
 
 import pytest
 
+from pytest_omk.run.prefetch import worker_share
+
 T = TypeVar("T")
-
-
-def worker_share(concurrency: int, workers: int) -> int:
-    """One worker's part of the run's concurrency (the total stays what the user allowed)."""
-    return max(1, math.ceil(concurrency / max(1, workers)))
 
 
 class WorkerFeed:

@@ -1,23 +1,23 @@
 """Building what answers the samples: a built-in executor, or an app under test and its gateway.
 
-:mod:`pytest_omk.plugin.answerer` says *which* source answers; this module builds it. An app (a
-``python:`` callable, the hook's, the ``omk_app`` fixture's, a ``command:`` script) gets the model
-gateway first, so that it reaches its models through the recordings from its very first import,
-and runs live for every sample; the fixture's app is bound when the first sample sets it up.
+Which source answers is chosen by the pytest layer (:mod:`pytest_omk.plugin.answerer`); this
+module builds it from what that layer hands in (:class:`AppSide`). An app (a ``python:`` callable,
+the hook's, the ``omk_app`` fixture's, a ``command:`` script) gets the model gateway first, so that
+it reaches its models through the recordings from its very first import, and runs live for every
+sample; the fixture's app is bound when the first sample sets the fixture up.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
-
-import pytest
 
 from pytest_omk.config.settings import Settings
 from pytest_omk.errors import ConfigError
-from pytest_omk.plugin.answerer import FIXTURE, Answerer, answerer_key, choose
-from pytest_omk.plugin.compat import fixture_value, keep_current_test_variable
+from pytest_omk.execute.pricing import PriceBook
+from pytest_omk.run.answerer import Answerer
 
 if TYPE_CHECKING:
     from pytest_omk.agent.options import AgentOptions
@@ -30,43 +30,59 @@ if TYPE_CHECKING:
     from pytest_omk.recordings.store import RecordingStore
 
 
+@dataclass(frozen=True)
+class AppSide:
+    """What only the test runner knows about who answers: handed in by the pytest layer."""
+
+    choose: Callable[[], Answerer]
+    """Rank what is configured now (a conftest collected since the start may add the hook)."""
+    from_hook: Callable[[], Any]
+    """Call the ``pytest_omk_make_executor`` hook: its executor or callable, or ``None``."""
+    keep_environment: Callable[[], Callable[[], None]]
+    """Keep the runner from deleting variables an in-process app reads; returns the undo."""
+    digest_option: Callable[[], str]
+    """How the user named the app digest (the option or the ini key), for its errors."""
+    settled: Callable[[Answerer], None] = lambda answerer: None
+    """Told what answers once it is chosen, and again once it is built (the run header says it)."""
+
+
 class ModelUnderTest:
     """The model under test of one process: chosen, built once, closed at the end."""
 
     def __init__(
         self,
-        config: pytest.Config,
         settings: Settings,
+        side: AppSide,
         store: Callable[[], RecordingStore],
         agent: Callable[[], AgentOptions],
         budget: Callable[[], Budget | None] = lambda: None,
         limiter: Callable[[], AdaptiveLimiter | None] = lambda: None,
         ledger: CallLedger | None = None,
     ) -> None:
-        self.config = config
         self.settings = settings
+        self._side = side
         self._store = store
         self._budget = budget
         self._limiter = limiter
         self._ledger = ledger
         self._agent = agent
-        self.answerer = choose(config)
-        config.stash[answerer_key] = self.answerer
+        self.answerer = side.choose()
+        side.settled(self.answerer)
         self.app: AppGateway | None = None
         self._fixture: FixtureApp | None = None
         self._live: LiveApp | None = None
         self._undo_environment: Callable[[], None] | None = None
 
     def build(self) -> Executor | None:
-        """Build what answers (once; ``None``: nothing is configured); a bad spec is a usage error."""
-        # Asked again now: a conftest collected since the start may hold the hook or the fixture.
-        self.answerer = choose(self.config)
+        """Build what answers (``None``: nothing is configured); a bad spec raises ``ConfigError``
+        naming where it was given."""
+        self.answerer = self._side.choose()
         try:
             executor = self._build(self.answerer)
         except ConfigError as exc:
             self.close()
-            raise pytest.UsageError(f"omk: {_where(self.answerer)}{exc}") from None
-        self.config.stash[answerer_key] = self.answerer
+            raise ConfigError(f"{_where(self.answerer)}{exc}") from None
+        self._side.settled(self.answerer)
         return executor
 
     def _build(self, answerer: Answerer) -> Executor | None:
@@ -87,7 +103,8 @@ class ModelUnderTest:
         return self._live
 
     def _raw(self, answerer: Answerer) -> Executor | None:
-        from pytest_omk.execute.pricing import PriceBook
+        # Imported on first build: the executors' modules (pydantic, asyncio) are no part of a
+        # run without sample files, which makes this object as pytest configures.
         from pytest_omk.run.executors import callable_name, is_agent_spec, make_executor, wrap_callable
 
         if answerer.source == "fixture":
@@ -96,7 +113,7 @@ class ModelUnderTest:
             self._fixture = FixtureApp(supports_mocks="mocks" in self.settings.executor_capabilities)
             return self._fixture
         if answerer.source == "hook":
-            made = self.config.hook.pytest_omk_make_executor(config=self.config)
+            made = self._side.from_hook()
             return None if made is None else wrap_callable(made, callable_name(made))
         spec = answerer.spec or ""
         return make_executor(
@@ -109,7 +126,6 @@ class ModelUnderTest:
 
     def _start_app(self, *, in_process: bool) -> None:
         from pytest_omk.app.host import AppGateway
-        from pytest_omk.execute.pricing import PriceBook
 
         self.app = AppGateway(
             self._store(),
@@ -121,16 +137,18 @@ class ModelUnderTest:
             ledger=self._ledger,
         )
         self.app.start(in_process=in_process)
-        if in_process:  # the app's threads read os.environ while pytest runs items
-            self._undo_environment = keep_current_test_variable()
+        if in_process:  # the app's threads read os.environ while the runner runs items
+            self._undo_environment = self._side.keep_environment()
 
     def _digest(self, raw: Executor) -> Any:
         from pytest_omk.app.digest import app_digest
         from pytest_omk.app.host import app_target
 
-        option = "--omk-app-digest" if self.config.getoption("omk_app_digest", None) else "omk_app_digest"
         return app_digest(
-            self.settings.app_digest, rootdir=self.settings.rootdir, app=app_target(raw), option=option
+            self.settings.app_digest,
+            rootdir=self.settings.rootdir,
+            app=app_target(raw),
+            option=self._side.digest_option(),
         )
 
     @property
@@ -138,19 +156,16 @@ class ModelUnderTest:
         """Whether the app is the ``omk_app`` fixture's and not set up yet (nothing may start)."""
         return self._fixture is not None and not self._fixture.bound
 
-    def bind_fixture(self, item: pytest.Function) -> None:
-        """Set up the ``omk_app`` fixture through ``item`` (the first sample to run) and bind it."""
+    def bind_fixture(self, value: Any) -> None:
+        """Bind the ``omk_app`` fixture's ``value`` (set up by the first sample that runs);
+        ``ConfigError`` when it is neither an executor nor a callable."""
         if self._fixture is None or self._fixture.bound:
             return
         from pytest_omk.run.executors import callable_name, wrap_callable
 
-        value = fixture_value(item, FIXTURE)
-        try:
-            self._fixture.bind(wrap_callable(value, callable_name(value)))
-            if self._live is not None and self._live.answers:
-                self._live.digest = self._digest(self._fixture)
-        except ConfigError as exc:
-            pytest.fail(f"omk: the {FIXTURE} fixture: {exc}", pytrace=False)
+        self._fixture.bind(wrap_callable(value, callable_name(value)))
+        if self._live is not None and self._live.answers:
+            self._live.digest = self._digest(self._fixture)
 
     def close(self) -> None:
         """Stop the gateway and put the provider variables back (the calls have ended)."""
