@@ -118,7 +118,11 @@ def _register_reporting(config: pytest.Config, session: OmkSession) -> None:
         # One feature, one plugin object: the records are gathered and published by the controller.
         from pytest_omk.plugin.summary_parts import SummaryParts
 
-        parts = SummaryParts(settings, lambda: calls.budget.refused if calls.budget is not None else 0)
+        parts = SummaryParts(
+            settings,
+            lambda: calls.budget.refused if calls.budget is not None else 0,
+            lambda: tuple(session.launcher.logs.values()),  # samples started, never run
+        )
         config.pluginmanager.register(parts, "omk-summary-parts")
         collector = RecordCollector(config, settings, parts)
         config.stash[record_collector_key] = collector
