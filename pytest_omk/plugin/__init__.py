@@ -131,6 +131,11 @@ def _register_reporting(config: pytest.Config, session: OmkSession) -> None:
         from pytest_omk.plugin.budget import WorkerRefusals
 
         config.pluginmanager.register(WorkerRefusals(config, lambda: calls.budget), "omk-worker-refusals")
+    if hasattr(config, "workerinput"):  # the calls of samples it never ran, for the controller
+        from pytest_omk.plugin.not_graded import WorkerNotGraded
+
+        untaken = WorkerNotGraded(config, lambda: tuple(session.launcher.logs.values()))
+        config.pluginmanager.register(untaken, "omk-worker-not-graded")
 
 
 def _checked_settings(config: pytest.Config) -> Settings:

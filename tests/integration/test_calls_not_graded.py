@@ -69,3 +69,18 @@ def test_a_run_that_grades_every_sample_has_nothing_not_graded(
     assert usage["calls"] == answered
     assert usage.get("notGraded", 0) == 0
     assert "samples not run (not graded)" not in result.stdout.str()
+
+
+@pytest.mark.multiprocess
+def test_under_xdist_the_workers_calls_for_samples_not_run_are_counted(
+    failing: FakeLLM, omk_run: OmkRun, pytester: pytest.Pytester
+) -> None:
+    result = omk_run("-x", "-n", "2", "--omk-concurrency=4", "--omk-report=r.json", "-p", "no:randomly")
+    assert result.ret in (pytest.ExitCode.TESTS_FAILED, pytest.ExitCode.INTERRUPTED)  # xdist's -x
+    answered = len(failing.requests)
+    document = load_report(pytester.path / "r.json")
+    usage = _model_usage(document)
+    graded = sum(row["usage"]["model"]["calls"] for row in document["samples"])
+    assert usage["calls"] == usage["live"] == answered
+    assert usage.get("notGraded", 0) == answered - graded
+    assert document["summary"]["costUSD"] == pytest.approx(PRICE * answered)
