@@ -34,13 +34,15 @@ def test_a_local_model_asked_for_by_an_openai_name_gets_no_made_up_price(
 def test_prices_from_the_ini_file_price_any_endpoint(
     pytester: pytest.Pytester, omk_run: OmkRun, llama_env: LlamaServer
 ) -> None:
-    # One line per model, USD per million tokens: here 1 $ per input token and 2 $ per output token.
-    pytester.makeini("[pytest]\nomk_prices =\n    tiny = 1000000 2000000\n")
+    # One line per model, USD per million tokens: here 5 cents per input token and 10 per output token
+    # (the highest prices allowed are 100,000 USD per million tokens).
+    pytester.makeini("[pytest]\nomk_prices =\n    tiny = 50000 100000\n")
     write_sample_set(pytester, *questions(2))
     omk_run("--omk-executor=openai", "--omk-model=tiny", "--omk-report=r.json").assert_outcomes(passed=2)
     for record in report_samples(load_report(pytester.path / "r.json")).values():
         execution = record["execution"]
-        assert execution["costUSD"] == execution["inputTokens"] + 2 * execution["outputTokens"]
+        expected = 0.05 * execution["inputTokens"] + 0.1 * execution["outputTokens"]
+        assert execution["costUSD"] == pytest.approx(expected)
 
 
 @pytest.mark.parametrize("executor", ["openai", "anthropic"])
