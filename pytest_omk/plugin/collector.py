@@ -49,10 +49,10 @@ class RecordCollector:
     reports), as ``config.stash[record_collector_key]``.
     """
 
-    def __init__(self, config: pytest.Config, settings: Settings, savings: SummaryParts) -> None:
+    def __init__(self, config: pytest.Config, settings: Settings, parts: SummaryParts) -> None:
         self.config = config
         self.settings = settings
-        self.savings = savings
+        self.parts = parts
         self.totals: dict[str, Any] | None = None
         self.records: dict[str, KeptRecord] = {}
         """Each sample's record, packed, with its summary view; keyed by node id, in report order."""
@@ -183,7 +183,7 @@ class RecordCollector:
         width = terminal_width(terminalreporter)
         for line in render_summary(rows, verbose=verbosity >= 0, width=width, wide=verbosity >= 1):
             out.write_line(line)
-        self.savings.write(out, rows, self.totals or {}, verbose=verbosity >= 1)
+        self.parts.write(out, rows, self.totals or {}, verbose=verbosity >= 1)
         analysis = self.analyze(rows)
         for line in comparison_lines(analysis, message=self.regression, coverage=verbosity >= 1):
             out.write_line(line, red=line == self.regression)
@@ -200,7 +200,7 @@ class RecordCollector:
     @pytest.hookimpl(tryfirst=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         self._resume_gc = collections_deferred()  # see pytest_omk.plugin.gc_policy
-        self.add_carried(self.savings.carried)  # what the xdist workers carried
+        self.add_carried(self.parts.carried)  # what the xdist workers carried
         rows = self._rows = self.ordered()
         if self.settings.record_mode == "rewrite":
             self._prune_unused(rows)
@@ -208,13 +208,13 @@ class RecordCollector:
             self._write_empty(session)
             return
         totals = self.totals = summarize(rows)
-        totals.update(self.savings.totals(rows))
+        totals.update(self.parts.totals(rows))
         self._junit_suite_properties(totals)
         analysis = self.analyze(rows)
         if self.regression and session.exitstatus == pytest.ExitCode.OK:
             # The gate: the tests themselves passed, but the run regressed against the baseline.
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
-        session.exitstatus = self.savings.exit_status(rows, totals, session.exitstatus)
+        session.exitstatus = self.parts.exit_status(rows, totals, session.exitstatus)
         if self.targets.wanted:
             secrets = {*secrets_from_env(os.environ), *self.extra_secrets}
             full = self.full_rows()
