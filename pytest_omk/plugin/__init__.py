@@ -183,7 +183,10 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     answerer = config.stash.get(answerer_key, None)
     if answerer is None or host is None:
         return note
-    return [*note, *answerer.header(host.settings.record_mode, host.settings.app_record)]
+    from pytest_omk.plugin.app_code import app_code_header
+
+    lines = answerer.header(host.settings.record_mode, host.settings.app_record)
+    return [*note, *lines, *app_code_header(host.settings, answerer)]
 
 
 def _register_explicit_samples(config: pytest.Config, session: OmkSession) -> None:
