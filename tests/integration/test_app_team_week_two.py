@@ -3,6 +3,7 @@ without a key replays, ``rewrite`` keeps other servers' and models' calls of an 
 
 from __future__ import annotations
 
+import json
 import sys
 
 import pytest
@@ -117,3 +118,56 @@ def test_without_a_key_recorded_app_calls_replay_and_a_live_call_fails_in_one_li
     assert len(fake_llm.requests) == 1
     record = report_samples(load_report(pytester.path / "r.json"))["refund"]
     assert "no API key for a live call" in str(record)
+
+
+# --- rewrite prunes an app's calls only within the endpoint and model it ran ------------------
+
+HTTPX_APP = """
+import os
+
+import httpx
+
+
+def answer(request):
+    base = os.environ["OPENAI_BASE_URL"].rstrip("/")
+    body = {"model": os.environ["APP_MODEL"], "messages": [{"role": "user", "content": request.prompt}]}
+    reply = httpx.post(base + "/chat/completions", json=body, timeout=30)
+    reply.raise_for_status()
+    return reply.json()["choices"][0]["message"]["content"]
+"""
+
+
+def recorded_calls(pytester: pytest.Pytester) -> list[tuple[str, str]]:
+    """``(endpoint, model)`` of every recorded app call."""
+    found = []
+    for path in sorted((pytester.path / "rec").rglob("*.json")):
+        document = json.loads(path.read_text(encoding="utf-8"))
+        found.append((str(document["endpoint"]), str(document["body"]["model"])))
+    return sorted(found)
+
+
+def test_rewrite_keeps_an_apps_recordings_of_another_server_and_model(
+    pytester: pytest.Pytester, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch, fake_llm: FakeLLM
+) -> None:
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    (pytester.path / "httpxapp.py").write_text(HTTPX_APP, encoding="utf-8")
+    write_sample_set(pytester, ORDER)
+    other = FakeLLM().start()
+    try:
+        for server in (fake_llm, other):
+            server.add_rule("Where is my order", "It ships on Monday.")
+        app = ("--omk-executor", "python:httpxapp:answer", "--omk-recordings", "rec")
+        monkeypatch.setenv("OPENAI_API_KEY", KEY)
+        for server, model in ((fake_llm, "small"), (other, "small"), (fake_llm, "large")):
+            monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
+            monkeypatch.setenv("APP_MODEL", model)
+            omk_run(*app, record_mode="new_episodes").assert_outcomes(passed=1)
+        before = recorded_calls(pytester)
+        assert len(before) == 3 and len({endpoint for endpoint, _ in before}) == 2
+        # Rewrite against the first server and model: only that pair's recordings are this run's.
+        monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.openai_base_url)
+        monkeypatch.setenv("APP_MODEL", "small")
+        omk_run(*app, record_mode="rewrite").assert_outcomes(passed=1)
+        assert recorded_calls(pytester) == before
+    finally:
+        other.stop()
