@@ -104,6 +104,12 @@ class ShardCut:
             )
         return sorted(items, key=lambda item: self._place[id(item)])
 
+    def collection_order(self, items: list[pytest.Item]) -> list[pytest.Item]:
+        """``items`` as collected, whatever a plugin reordered (the score table's order); an item
+        never numbered (added by a plugin) keeps its place after the numbered ones."""
+        last = len(self._place)
+        return sorted(items, key=lambda item: self._place.get(id(item), last))
+
     def apply(self, config: pytest.Config, items: list[pytest.Item], stable: list[pytest.Item]) -> None:
         """Keep only this shard's block of ``stable`` in ``items`` (in the order ``items`` has)."""
         shard = self.settings.shard
