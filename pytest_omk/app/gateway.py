@@ -39,8 +39,8 @@ from pytest_omk.app.calls import (
     request_body,
     stored_answer,
 )
-from pytest_omk.app.messages import HttpRequest, HttpResponse, Limits, without_userinfo
 from pytest_omk.app.keys import refuse_placeholder
+from pytest_omk.app.messages import HttpRequest, HttpResponse, Limits, without_userinfo
 from pytest_omk.app.metering import Meter
 from pytest_omk.app.runs import UNATTRIBUTED, AppRun, AppRuns
 from pytest_omk.app.server import LoopbackServer

@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from pytest_omk._util.money import money
 from pytest_omk.config.durations import read_durations, weights_for
 from pytest_omk.config.settings import Settings
 from pytest_omk.config.shard import Shard, weighted_bounds
@@ -174,7 +175,7 @@ class ShardCut:
         if run.active:
             part = cut.limits(run)
             caps = [
-                *([] if part.usd is None else [f"${part.usd:.4f} of ${run.usd:g}"]),
+                *([] if part.usd is None else [f"{money(part.usd)} of {money(run.usd)}"]),
                 *([] if part.tokens is None else [f"{part.tokens} of {run.tokens} tokens"]),
             ]
             lines.append(
