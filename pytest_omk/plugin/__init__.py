@@ -95,6 +95,9 @@ def _register_outcome_features(config: pytest.Config, session: OmkSession) -> No
 
         config.pluginmanager.register(KnownFailures(config, settings.baseline), "omk-known-failures")
     register_otel(config, settings, lambda: session.calls.scrubber)
+    from pytest_omk.plugin.not_run import NotRunCount
+
+    config.pluginmanager.register(NotRunCount(), "omk-not-run")
 
 
 def _register_sharding(config: pytest.Config, session: OmkSession) -> None:

@@ -29,3 +29,19 @@ def test_under_randomly_the_score_table_follows_the_collection_order(
     assert sorted(ran) == IDS and ran != IDS  # randomly did shuffle the run
     assert table_ids(result.stdout.str()) == IDS
     assert [s["sample_id"] for s in load_report(pytester.path / "r.json")["samples"]] == IDS
+
+
+INTERRUPT_AT_S3 = """
+def pytest_runtest_setup(item):
+    if item.nodeid.endswith("::s3"):
+        raise KeyboardInterrupt
+"""
+
+
+@pytest.mark.multiprocess
+def test_ctrl_c_says_how_many_samples_were_not_run(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+    pytester.makeconftest(INTERRUPT_AT_S3)
+    write_sample_set(pytester, *(sample(i, f"prompt {i}", assertions=CHECK) for i in IDS[:6]))
+    result = omk_run("--omk-executor", "echo", subprocess=True)  # Ctrl-C would end this session too
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["omk: interrupted: 3 of 6 samples not run"])
