@@ -38,7 +38,7 @@ def budget_summary(
 
 
 def budget_lines(section: Mapping[str, Any], usage: Mapping[str, Mapping[str, Any]]) -> list[str]:
-    """``omk budget: $0.0300 of $0.0350 spent on 3 live calls (model 3, judge 0); 9 samples not run``,
+    """``omk budget: $0.03 of $0.035 spent on 3 live calls (model 3, judge 0); 9 samples not run``,
     then what the figures leave out or estimate (from the usage block's ``spent`` parts)."""
     spent = {role: part.get("spent") or {} for role, part in usage.items()}
     answered = {
