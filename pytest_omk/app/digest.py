@@ -67,6 +67,21 @@ def app_digest(
     return AppDigest(hasher.hexdigest()[:_DIGEST_HEX], tuple(lines))
 
 
+def code_digest(
+    declared: Sequence[str], *, rootdir: Path, app: Any = None, files: Sequence[Path] = ()
+) -> AppDigest | None:
+    """The app's code as ``--omk-changed`` sees it: what is declared, else the source file of the
+    module of ``app``, else ``files`` (the file that defines the ``omk_app`` fixture); ``None``
+    when nothing of the app can be read (a command with nothing declared)."""
+    if any(line.strip() for line in declared):
+        return app_digest(declared, rootdir=rootdir, option="--omk-app-digest")
+    module_file = _module_file(app)
+    found = [module_file] if module_file is not None else [file for file in files if file.is_file()]
+    if not found:
+        return None
+    return app_digest([_shown(file, rootdir) for file in found], rootdir=rootdir)
+
+
 def _files(line: str, rootdir: Path) -> list[Path]:
     path = Path(line)
     base = path if path.is_absolute() else rootdir / path

@@ -39,6 +39,7 @@ from pytest_omk.app.calls import (
     request_body,
     stored_answer,
 )
+from pytest_omk.app.keys import refuse_placeholder
 from pytest_omk.app.messages import HttpRequest, HttpResponse, Limits, without_userinfo
 from pytest_omk.app.metering import Meter
 from pytest_omk.app.runs import UNATTRIBUTED, AppRun, AppRuns
@@ -255,6 +256,7 @@ class ModelGateway:
                 return earlier, True
 
         async def live() -> dict[str, Any]:
+            refuse_placeholder(request.headers, identity.get("api"))
             forward = functools.partial(self._forward, request, url)
             # The executors' limit (--omk-concurrency): an app fanning out waits for slots.
             async with self.limiter.slot() if self.limiter is not None else contextlib.nullcontext():

@@ -15,6 +15,7 @@ from collections.abc import MutableMapping
 from typing import Any
 
 from pytest_omk.app.gateway import ModelGateway, upstreams_from
+from pytest_omk.app.keys import placeholder_keys
 from pytest_omk.app.live import LiveApp
 from pytest_omk.errors import ExecutionError
 from pytest_omk.execute.base import Executor, ExecutorDefaults
@@ -26,11 +27,6 @@ from pytest_omk.models.accounting import CallLedger
 from pytest_omk.models.results import ExecutionResult
 from pytest_omk.models.run import ExecutionRequest
 from pytest_omk.recordings.store import RecordingStore
-
-REPLAY_KEY = "pytest-omk-replay-only"
-"""The API key an app is given in a replay-only run when none is set: SDKs refuse to start
-without one, and nothing is sent anywhere that would read it."""
-KEY_VARIABLES = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY")
 
 
 class AppGateway:
@@ -48,9 +44,8 @@ class AppGateway:
         ledger: CallLedger | None = None,
     ) -> None:
         self._environ = environ
-        keys = (
-            {name: REPLAY_KEY for name in KEY_VARIABLES if not environ.get(name)} if store.replay_only else {}
-        )
+        # In every mode: a replay needs no key but an SDK wants one; a live call refuses it.
+        keys = placeholder_keys(environ)
         # The providers as configured before the run: where live calls go on to.
         self.gateway = ModelGateway(
             store, upstreams_from(environ), timeout=timeout, keys=keys, budget=budget, prices=prices,

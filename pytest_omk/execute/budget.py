@@ -19,6 +19,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass
 
+from pytest_omk._util.money import money
 from pytest_omk.errors import BudgetExhausted
 from pytest_omk.models.accounting import CallLedger, Usage
 
@@ -104,7 +105,7 @@ class Budget:
             cost = spent.live_cost_usd
             mean = cost / spent.live_priced if spent.live_priced else 0.0
             if cost >= usd or cost + waiting * mean > usd + 1e-12:
-                return f"{SKIP_PREFIX}: --omk-budget-usd {self._shown.usd:g} spent (${cost:.4f} on {calls} live calls{self._here})"
+                return f"{SKIP_PREFIX}: --omk-budget-usd {self._shown.usd:g} spent ({money(cost)} on {calls} live calls{self._here})"
         tokens = self.limits.tokens
         if tokens is not None:
             used = spent.live_tokens

@@ -95,6 +95,9 @@ def _register_outcome_features(config: pytest.Config, session: OmkSession) -> No
 
         config.pluginmanager.register(KnownFailures(config, settings.baseline), "omk-known-failures")
     register_otel(config, settings, lambda: session.calls.scrubber)
+    from pytest_omk.plugin.not_run import NotRunCount
+
+    config.pluginmanager.register(NotRunCount(), "omk-not-run")
 
 
 def _register_sharding(config: pytest.Config, session: OmkSession) -> None:
@@ -183,7 +186,10 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     answerer = config.stash.get(answerer_key, None)
     if answerer is None or host is None:
         return note
-    return [*note, *answerer.header(host.settings.record_mode, host.settings.app_record)]
+    from pytest_omk.plugin.app_code import app_code_header
+
+    lines = answerer.header(host.settings.record_mode, host.settings.app_record)
+    return [*note, *lines, *app_code_header(host.settings, answerer)]
 
 
 def _register_explicit_samples(config: pytest.Config, session: OmkSession) -> None:

@@ -158,6 +158,7 @@ class CarryPlan:
             from pytest_omk.compare.changed import RunInputs
             from pytest_omk.execute.calls import executor_endpoint
             from pytest_omk.judge.templates import template_ids
+            from pytest_omk.plugin.app_code import app_code_digest
 
             s = self.settings
             options = {
@@ -180,16 +181,6 @@ class CarryPlan:
                 judge_model=s.judge_model if judge_spec else None,
                 judge_templates=json.dumps(template_ids(), sort_keys=True) if judge_spec else None,
                 options=options,
-                app_digest=declared_app_digest(s),
+                app_digest=app_code_digest(self.config, s, executor),
             )
         return self._inputs
-
-
-def declared_app_digest(settings: Settings) -> str | None:
-    """The digest of what ``--omk-app-digest`` declares the app to be (its files' contents, its
-    version lines), part of each sample's input digest; ``None`` when nothing is declared."""
-    if not settings.app_digest:
-        return None
-    from pytest_omk.app.digest import app_digest
-
-    return app_digest(settings.app_digest, rootdir=settings.rootdir).sha256

@@ -118,7 +118,9 @@ class CollectionHooks:
         """Keep the collection order and count the samples."""
         # Records are ordered by collection order, which every xdist worker shares, so reports
         # come out in the same order with and without -n.
-        self.order = {item.nodeid: index for index, item in enumerate(session.items)}
+        # As collected, not as pytest-randomly shuffled: two runs' score tables line up.
+        ordered = self.shard_cut.collection_order(session.items)
+        self.order = {item.nodeid: index for index, item in enumerate(ordered)}
         # Not by the "omk" keyword: every node's name is a keyword too (a directory named omk).
         self.samples = sum(1 for item in session.items if self._is_sample(item))
         # Locally a sample without an executor is skipped (the summary says why); in CI a run of

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_omk.app.calls import KIND as APP_KIND
 from pytest_omk.config.settings import Settings
 from pytest_omk.recordings.files import RecordingFileError
 from pytest_omk.recordings.modes import Caller, caller_of, relative_source, stale
@@ -71,14 +72,42 @@ class RecordingsPlugin:
         # Through the tree: a link in the recordings directory is never followed to delete elsewhere.
         tree = RecordingTree(directory)
         documents = []
+        app_calls: list[tuple[Path, str | None, str, Caller]] = []
         for kind in tree.kinds():
             for path in tree.files(kind):
                 with contextlib.suppress(OSError, RecordingFileError):
                     document = tree.read(path)
+                    if document.kind == APP_KIND:
+                        app_calls.append((path, document.file, document.label, app_caller(document.identity)))
+                        continue
                     caller = caller_of(document.kind, document.identity)
                     if caller is None or caller in callers:
                         documents.append((path, document.file, document.label))
+        used = self._used_app_callers(app_calls)
+        documents += [(path, file, label) for path, file, label, caller in app_calls if caller in used]
         return [path for path in stale(documents, ran, self.started_ns) if tree.remove(path)]
+
+    def _used_app_callers(self, app_calls: list[tuple[Path, str | None, str, Caller]]) -> set[Caller]:
+        """The endpoints and models an app called this run (a recording written or replayed since
+        the start): only those of its recordings may be pruned, as for the executors."""
+        used: set[Caller] = set()
+        for path, _, _, caller in app_calls:
+            with contextlib.suppress(OSError):
+                if path.stat().st_mtime_ns >= self.started_ns:
+                    used.add(caller)
+        return used
+
+
+def app_caller(identity: dict[str, Any]) -> Caller:
+    """An app's recorded model call as a :data:`Caller`: its endpoint and the model its body names."""
+    body, endpoint = identity.get("body"), identity.get("endpoint")
+    model = body.get("model") if isinstance(body, dict) else None
+    return (
+        APP_KIND,
+        None,
+        endpoint if isinstance(endpoint, str) else None,
+        model if isinstance(model, str) else None,
+    )
 
 
 def pruned_line(removed: list[Path], directory: Path) -> str:

@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from pytest_omk._util.money import money
 from pytest_omk.config.durations import read_durations, weights_for
 from pytest_omk.config.settings import Settings
 from pytest_omk.config.shard import Shard, weighted_bounds
@@ -104,6 +105,12 @@ class ShardCut:
             )
         return sorted(items, key=lambda item: self._place[id(item)])
 
+    def collection_order(self, items: list[pytest.Item]) -> list[pytest.Item]:
+        """``items`` as collected, whatever a plugin reordered (the score table's order); an item
+        never numbered (added by a plugin) keeps its place after the numbered ones."""
+        last = len(self._place)
+        return sorted(items, key=lambda item: self._place.get(id(item), last))
+
     def apply(self, config: pytest.Config, items: list[pytest.Item], stable: list[pytest.Item]) -> None:
         """Keep only this shard's block of ``stable`` in ``items`` (in the order ``items`` has)."""
         shard = self.settings.shard
@@ -168,7 +175,7 @@ class ShardCut:
         if run.active:
             part = cut.limits(run)
             caps = [
-                *([] if part.usd is None else [f"${part.usd:.4f} of ${run.usd:g}"]),
+                *([] if part.usd is None else [f"{money(part.usd)} of {money(run.usd)}"]),
                 *([] if part.tokens is None else [f"{part.tokens} of {run.tokens} tokens"]),
             ]
             lines.append(

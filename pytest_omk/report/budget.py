@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from pytest_omk._util.money import money
 from pytest_omk.execute.budget import SKIP_PREFIX, BudgetLimits
 from pytest_omk.js.numbers import js_sum, to_fixed
 from pytest_omk.report.usage import usage_totals
@@ -37,7 +38,7 @@ def budget_summary(
 
 
 def budget_lines(section: Mapping[str, Any], usage: Mapping[str, Mapping[str, Any]]) -> list[str]:
-    """``omk budget: $0.0300 of $0.0350 spent on 3 live calls (model 3, judge 0); 9 samples not run``,
+    """``omk budget: $0.03 of $0.035 spent on 3 live calls (model 3, judge 0); 9 samples not run``,
     then what the figures leave out or estimate (from the usage block's ``spent`` parts)."""
     spent = {role: part.get("spent") or {} for role, part in usage.items()}
     answered = {
@@ -46,7 +47,7 @@ def budget_lines(section: Mapping[str, Any], usage: Mapping[str, Mapping[str, An
     split = ", ".join(f"{role} {calls}" for role, calls in answered.items())
     caps = []
     if section.get("limitUSD") is not None:
-        caps.append(f"${section['spentUSD']:.4f} of ${section['limitUSD']:g}")
+        caps.append(f"{money(section['spentUSD'])} of {money(section['limitUSD'])}")
     if section.get("limitTokens") is not None:
         caps.append(f"{section['tokens']:,} of {section['limitTokens']:,} tokens")
     line = f"omk budget: {' and '.join(caps)} spent on {sum(answered.values())} live calls ({split})"

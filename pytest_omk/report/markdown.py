@@ -91,8 +91,8 @@ def _spend(summary: Doc) -> list[str]:
     lines: list[str] = []
     budget: Doc | None = summary.get("budget")
     if budget:
-        spent = f"${budget['spentUSD']:.4f}" + (
-            f" of ${budget['limitUSD']:g}" if budget.get("limitUSD") is not None else ""
+        spent = money(budget["spentUSD"]) + (
+            f" of {money(budget['limitUSD'])}" if budget.get("limitUSD") is not None else ""
         )
         lines.append(f"Budget: {spent} spent, {budget['tokens']} tokens; {budget['notRun']} samples not run")
     repeats: Doc | None = summary.get("repeats")

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from pytest_omk._util.money import money
 from pytest_omk.errors import ConfigError
 
 USAGE_ERROR = 4
@@ -113,14 +114,14 @@ def _merge_reports(args: argparse.Namespace) -> int:
     )
     budget = summary.get("budget")
     if budget:
-        cap = f" of ${budget['limitUSD']:g}" if budget.get("limitUSD") is not None else ""
+        cap = f" of {money(budget['limitUSD'])}" if budget.get("limitUSD") is not None else ""
         spent = {role: part.get("spent") or {} for role, part in (summary.get("usage") or {}).items()}
         roles = ", ".join(
-            f"{role} ${float(part.get('costUSD', 0)):.4f} on {calls} calls"
+            f"{role} {money(float(part.get('costUSD', 0)))} on {calls} calls"
             for role, part in spent.items()
             if (calls := int(part.get("pricedCalls", 0)) + int(part.get("unpricedCalls", 0)))
         )
-        print(f"pytest-omk merge: budget: ${budget['spentUSD']:.4f}{cap} spent ({roles or 'no live calls'})",
+        print(f"pytest-omk merge: budget: {money(budget['spentUSD'])}{cap} spent ({roles or 'no live calls'})",
               file=sys.stderr)  # fmt: skip
     for shard in merged.stopped:
         print(f"pytest-omk merge: shard {shard} stopped on its part of the budget", file=sys.stderr)

@@ -6,9 +6,10 @@ nothing else, so they keep working however the pytest layer that builds it is ar
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
+
+from pytest_omk._util.money import money as money  # re-exported: the renderers' money
 
 SCORE_COLUMNS = ("composite", "fact", "behavior", "judge")
 """The scores shown per sample, in display order (``assertions`` is the flat score behind them)."""
@@ -23,21 +24,6 @@ def score_text(value: float | None, *, signed: bool = False) -> str:
     if value is None:
         return "-"
     return f"{value:+.2f}" if signed else f"{value:.2f}"
-
-
-def money(value: float | None) -> str:
-    """Dollars with two significant digits below a cent (``$0.000039``), ``-`` when unknown."""
-    if value is None:
-        return "-"
-    if value == 0:
-        return "$0"
-    decimals = max(2, 1 - math.floor(math.log10(abs(value))))
-    text = f"{value:.{decimals}f}"
-    if decimals > 2:
-        # Significant digits, not padding: $0.00004 rather than $0.000040, never below cents.
-        whole, _, fraction = text.partition(".")
-        text = f"{whole}.{fraction.rstrip('0').ljust(2, '0')}"
-    return f"${text}"
 
 
 def millis(value: float | None) -> str:

@@ -47,7 +47,7 @@ def test_four_shards_spend_one_budget_and_merge_names_who_stopped(
     extra = ("--omk-allow-incomplete",) if allow else ()
     for k in range(1, N + 1):
         result = shard(omk_run, k, f"--omk-budget-usd={cap}", *extra)
-        result.stdout.fnmatch_lines([f"omk: budget of shard {k}/{N}: $0.0200 of $0.08 (25.0% of the weight)"])
+        result.stdout.fnmatch_lines([f"omk: budget of shard {k}/{N}: $0.02 of $0.08 (25.0% of the weight)"])
         assert result.ret == (0 if allow else 1)
         document = load_report(pytester.path / f"shard-{k}.json")
         assert document["collection"]["shard"]["budgetUSD"] == pytest.approx(0.02)
@@ -59,7 +59,7 @@ def test_four_shards_spend_one_budget_and_merge_names_who_stopped(
     assert merged.returncode == (0 if allow else 1), merged.stderr
     for k in range(1, N + 1):
         assert f"shard {k}/{N} (2 samples not run) stopped on its part of the budget" in merged.stderr
-    assert "budget: $0.0800 of $0.08 spent (model $0.0800 on 8 calls)" in merged.stderr
+    assert "budget: $0.08 of $0.08 spent (model $0.08 on 8 calls)" in merged.stderr
     summary = load_report(pytester.path / "m.json")["summary"]
     budget, spent = summary["budget"], summary["usage"]["model"]["spent"]
     assert budget["spentUSD"] == pytest.approx(0.08) and budget["limitUSD"] == cap

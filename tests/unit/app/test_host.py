@@ -7,10 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from pytest_omk.app.host import REPLAY_KEY, AppGateway, FixtureApp, app_target
+from pytest_omk.app.host import AppGateway, FixtureApp, app_target
+from pytest_omk.app.keys import REPLAY_KEY
 from pytest_omk.errors import ExecutionError
 from pytest_omk.execute.local import CallableExecutor, CommandExecutor
 from pytest_omk.models.run import ExecutionRequest
+from pytest_omk.recordings.modes import RecordMode
 from pytest_omk.recordings.store import RecordingStore
 
 
@@ -39,9 +41,10 @@ def test_in_process_the_variables_point_at_the_gateway_until_stopped(tmp_path: P
     }
 
 
-def test_a_replay_only_run_hands_a_stand_in_key_to_an_app_that_has_none(tmp_path: Path) -> None:
+@pytest.mark.parametrize("mode", ["none", "new_episodes", "all"])
+def test_every_mode_hands_a_stand_in_key_to_an_app_that_has_none(tmp_path: Path, mode: RecordMode) -> None:
     environ: dict[str, str] = {}
-    app = AppGateway(RecordingStore(tmp_path, "none"), environ, timeout=5)
+    app = AppGateway(RecordingStore(tmp_path, mode), environ, timeout=5)
     app.start(in_process=False)
     assert environ == {}  # a command's variables are its own, per sample
     per_sample = app.gateway.env()
