@@ -11,14 +11,17 @@ fixture, whose value exists only once it is set up, the ``conftest.py`` that def
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from pytest_omk.config.settings import Settings
 from pytest_omk.errors import ConfigError
-from pytest_omk.execute.base import Executor
 from pytest_omk.plugin.answerer import FIXTURE, Answerer
 from pytest_omk.plugin.compat import conftest_fixture
+
+if TYPE_CHECKING:  # the executor's module imports pydantic: not for a run without sample files
+    from pytest_omk.execute.base import Executor
 
 
 def app_code_digest(config: pytest.Config, settings: Settings, executor: Executor) -> str | None:
