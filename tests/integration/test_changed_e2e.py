@@ -1,9 +1,11 @@
 """End to end: ``--omk-changed`` runs only the samples whose inputs changed since the baseline and
-carries the others from it (issue 46). Calls are counted by the executor (one line per call)."""
+carries the others from it. Calls are counted by the executor (one line per call). An app's
+samples are run again when the app's code changed."""
 
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -121,3 +123,63 @@ def test_nothing_changed_runs_nothing_and_passes(pytester: pytest.Pytester, omk_
     assert result.ret == 0
     assert "2 carried from base.json" in result.stdout.str()
     assert load_report(pytester.path / "new.json")["summary"]["outcomes"] == {"passed": 2}
+
+
+# --- an app under test: its module's code is in the digest ---------------------------------------
+
+APP_CHECK = [{"type": "contains", "value": "alpha"}]
+
+
+def write_module(pytester: pytest.Pytester, answer: str) -> None:
+    """``myapp.py`` answering ``answer`` (answers differ in length: no stale bytecode)."""
+    text = f"def answer(request):\n    return {answer!r}\n"
+    (pytester.path / "myapp.py").write_text(text, encoding="utf-8")
+
+
+def test_changed_runs_an_app_sample_again_after_the_app_code_changed(
+    pytester: pytest.Pytester, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    write_sample_set(pytester, sample("a", "question", assertions=APP_CHECK))
+    write_module(pytester, "alpha")
+    app = ("--omk-executor", "python:myapp:answer")
+    omk_run(*app, "--omk-report", "base.json").assert_outcomes(passed=1)
+    write_module(pytester, "gamma, not the first letter")
+    sys.modules.pop("myapp", None)
+    result = omk_run(*app, "--omk-baseline", "base.json", "--omk-changed", "--omk-report", "new.json")
+    assert result.ret == 1
+    record = report_samples(load_report(pytester.path / "new.json"))["a"]
+    assert record["carried"] is False and record["outcome"] == "failed"
+    result.stdout.fnmatch_lines(["omk: --omk-changed digests the app's module file*"])
+
+
+def test_changed_still_carries_an_app_sample_whose_code_did_not_change(
+    pytester: pytest.Pytester, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    write_sample_set(pytester, sample("a", "question", assertions=APP_CHECK))
+    write_module(pytester, "alpha")
+    app = ("--omk-executor", "python:myapp:answer")
+    omk_run(*app, "--omk-report", "base.json").assert_outcomes(passed=1)
+    result = omk_run(*app, "--omk-baseline", "base.json", "--omk-changed", "--omk-report", "new.json")
+    assert report_samples(load_report(pytester.path / "new.json"))["a"]["carried"] is True
+    assert "1 carried from base.json" in result.stdout.str()
+
+
+def test_the_header_names_the_declared_app_digest(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    write_sample_set(pytester, sample("a", "question", assertions=APP_CHECK))
+    write_module(pytester, "alpha")
+    omk_run("--omk-executor", "python:myapp:answer", "--omk-report", "base.json")
+    result = omk_run(
+        "--omk-executor",
+        "python:myapp:answer",
+        "--omk-app-digest",
+        "myapp.py",
+        "--omk-baseline",
+        "base.json",
+        "--omk-changed",
+    )
+    result.stdout.fnmatch_lines(["omk: --omk-changed digests the app as myapp.py"])

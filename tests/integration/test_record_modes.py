@@ -8,13 +8,14 @@ endpoint differs. ``CI`` set with no mode given replays only, and nothing reache
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.support import OmkRun, run_pytest, sample, write_sample_set
+from tests.support import OmkRun, load_report, report_samples, run_pytest, sample, write_sample_set
 
 KEY = "sk-record-modes-sentinel-81c2d4"
 
@@ -164,3 +165,53 @@ def test_rewrite_re_records_and_removes_what_the_run_did_not_use(
         ("other", "Say other", 1),
     ]
     assert len(fake_llm.requests) == 6 + 2
+
+
+# --- a teammate without a key: replays in every mode, one line for a call that must go live -----
+
+SDK_APP = """
+import openai
+
+
+def answer(request):
+    client = openai.OpenAI(max_retries=0)
+    reply = client.chat.completions.create(
+        model="gpt-4o-mini", messages=[{"role": "user", "content": request.prompt}]
+    )
+    return reply.choices[0].message.content
+"""
+
+ORDER = sample("order", "Where is my order?", assertions=[{"type": "contains", "value": "Monday"}])
+REFUND = sample("refund", "Can I get a refund?", assertions=[{"type": "contains", "value": "Monday"}])
+
+
+def test_without_a_key_recorded_app_calls_replay_and_a_live_call_fails_in_one_line(
+    pytester: pytest.Pytester, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch, fake_llm: FakeLLM
+) -> None:
+    pytest.importorskip("openai")
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    (pytester.path / "sdkapp.py").write_text(SDK_APP, encoding="utf-8")
+    fake_llm.add_rule("Where is my order", "It ships on Monday.")
+    fake_llm.add_rule("refund", "Refunds ship on Monday.")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.openai_base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    write_sample_set(pytester, ORDER)
+    app = ("--omk-executor", "python:sdkapp:answer", "--omk-recordings", "rec")
+    omk_run(*app, record_mode="new_episodes").assert_outcomes(passed=1)
+    assert len(fake_llm.requests) == 1
+
+    # A teammate without a key, outside CI, in the default mode: the recorded call replays.
+    monkeypatch.delenv("OPENAI_API_KEY")
+    omk_run(*app, record_mode=None, ci=False).assert_outcomes(passed=1)
+
+    # A sample never recorded needs a live call: one line, nothing sent upstream.
+    write_sample_set(pytester, ORDER, REFUND)
+    result = omk_run(*app, "--omk-report", "r.json", record_mode=None, ci=False)
+    result.assert_outcomes(passed=1, errors=1)
+    out = result.stdout.str()
+    assert "no API key for a live call; set OPENAI_API_KEY or record first" in out
+    assert "Traceback" not in out and "openai." not in out
+    assert len(fake_llm.requests) == 1
+    record = report_samples(load_report(pytester.path / "r.json"))["refund"]
+    assert "no API key for a live call" in str(record)

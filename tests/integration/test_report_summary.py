@@ -265,3 +265,28 @@ def test_secrets_reach_no_report(
         content = (pytester.path / name).read_text(encoding="utf-8")
         assert secret not in content, name
         assert "REDACTED" in content, name
+
+
+# --- under pytest-randomly the table keeps the collection order ------------------------------------
+
+RANDOMLY_IDS = [f"s{n}" for n in range(8)]
+S_CHECK = [{"type": "contains", "value": "s"}]
+
+
+def table_ids(out: str) -> list[str]:
+    """The sample ids of the score table's rows, top to bottom."""
+    table = out.split("omk scores", 1)[1].split("mean:", 1)[0]
+    return re.findall(r"^(?:eval-samples\.json::)?(s\d)\s", table, flags=re.MULTILINE)
+
+
+def test_under_randomly_the_score_table_follows_the_collection_order(
+    pytester: pytest.Pytester, omk_run: OmkRun
+) -> None:
+    write_sample_set(pytester, *(sample(i, f"prompt {i}", assertions=S_CHECK) for i in RANDOMLY_IDS))
+    result = omk_run("--omk-executor", "echo", "-p", "randomly", "-p", "no:cacheprovider",
+                     "--randomly-seed=3", "-v", "--omk-report", "r.json")  # fmt: skip
+    assert result.ret == 0
+    ran = re.findall(r"eval-samples\.json::(s\d) PASSED", result.stdout.str())
+    assert sorted(ran) == RANDOMLY_IDS and ran != RANDOMLY_IDS  # randomly did shuffle the run
+    assert table_ids(result.stdout.str()) == RANDOMLY_IDS
+    assert [s["sample_id"] for s in load_report(pytester.path / "r.json")["samples"]] == RANDOMLY_IDS

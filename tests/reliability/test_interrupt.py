@@ -40,6 +40,7 @@ from tests.reliability.helpers import (
     require_proc,
     wait_until,
 )
+from tests.support import OmkRun, sample, write_sample_set
 
 SCHEMA = "omk.eval-sample-set/v2"
 MCP_DOCS_SERVER = Path(__file__).resolve().parents[1] / "fakes" / "mcp_docs_server.py"
@@ -276,8 +277,8 @@ def test_ctrl_c_after_an_mcp_server_started(run_dir: Path, fake_llm: FakeLLM, en
     (run_dir / ".mcp.json").write_text(json.dumps({"mcpServers": {"docs": server}}), encoding="utf-8")
     fake_llm.script(default="ok", latency=PENDING_SECONDS)
     document = samples(4)
-    for i, sample in enumerate(document["samples"]):
-        sample["prompt"] += f" See https://docs.corp.dev/team/page-{i}"
+    for i, entry in enumerate(document["samples"]):
+        entry["prompt"] += f" See https://docs.corp.dev/team/page-{i}"
     write_samples_file(run_dir, document)
     args = [
         "--omk-executor=openai",
@@ -303,3 +304,22 @@ def test_ctrl_c_after_an_mcp_server_started(run_dir: Path, fake_llm: FakeLLM, en
     audit = audit_recordings(run_dir / "recs")
     assert len([d for d in audit.documents if d.kind == "fetch"]) == 4  # the four pages, whole
     assert audit.labels("execute") == []
+
+
+# --- the partial summary says how many samples did not run ---------------------------------------
+
+INTERRUPT_AT_S3 = """
+def pytest_runtest_setup(item):
+    if item.nodeid.endswith("::s3"):
+        raise KeyboardInterrupt
+"""
+
+
+@pytest.mark.multiprocess
+def test_ctrl_c_says_how_many_samples_were_not_run(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
+    pytester.makeconftest(INTERRUPT_AT_S3)
+    check = [{"type": "contains", "value": "s"}]
+    write_sample_set(pytester, *(sample(f"s{n}", f"prompt {n}", assertions=check) for n in range(6)))
+    result = omk_run("--omk-executor", "echo", subprocess=True)  # Ctrl-C would end this session too
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["omk: interrupted: 3 of 6 samples not run"])

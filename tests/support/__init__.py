@@ -10,6 +10,7 @@ from tests.support.documents import (
     write_sample_set,
     write_samples,
 )
+from tests.support.executors import point_openai_at
 from tests.support.fixtures import OmkRun
 from tests.support.reports import (
     REPO,
@@ -38,6 +39,7 @@ __all__ = [
     "load_report",
     "omk_command",
     "parse_junit",
+    "point_openai_at",
     "report_samples",
     "run_pytest",
     "sample",

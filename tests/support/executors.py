@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.fakes.fake_llm import FakeLLM
+
 PRICED_CONFTEST = """
 import os
 
@@ -42,3 +44,9 @@ def priced_executor(
     monkeypatch.setenv("BUDGET_TEST_PRICE", str(price))
     pytester.makeconftest(PRICED_CONFTEST)
     pytester.makeini("[pytest]\nomk_app_record = answers\nomk_app_digest = version:1\n")
+
+
+def point_openai_at(server: FakeLLM, monkeypatch: pytest.MonkeyPatch, key: str) -> None:
+    """Aim the OpenAI-compatible executor (and any SDK in the project) at a loopback fake server."""
+    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", key)
