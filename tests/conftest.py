@@ -30,6 +30,31 @@ for _name in _PRELOADED:
     importlib.import_module(_name)
 
 
+def _preload_package() -> None:
+    """Import every module of pytest_omk once, here, rather than in each in-process run.
+
+    pytester drops what a run imported when it ends, so a module first imported inside runs was
+    imported, assertion-rewritten and compiled again by every such run (about fifty of them per
+    run, most of a small run's time). Loaded here, the runs share them: the package keeps no
+    module-level state, so nothing carries from one run into the next. Modules of an extra that is
+    not installed stay out (their runs import them and fail as a user's would).
+    """
+    import pkgutil
+
+    import pytest_omk
+
+    for module in pkgutil.walk_packages(pytest_omk.__path__, "pytest_omk."):
+        if module.name.endswith("__main__"):
+            continue
+        try:
+            importlib.import_module(module.name)
+        except ImportError:
+            continue
+
+
+_preload_package()
+
+
 SHARED_MISSING = (
     "the reference project's sample corpus is not here (set OMK_SHARED_DIR, or put shared/ beside the "
     "checkout); the suite's own files in tests/data cover every rule without it"
