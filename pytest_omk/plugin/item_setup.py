@@ -23,6 +23,7 @@ import pytest
 from pytest_omk.plugin.budget import BudgetSkip
 from pytest_omk.plugin.call_accounting import CallAccounting
 from pytest_omk.plugin.fixture_app import FixtureAppSetup
+from pytest_omk.plugin.item_records import IgnoredJudgeRecordings
 
 if TYPE_CHECKING:
     from pytest_omk.plugin.session import OmkSession
@@ -38,7 +39,7 @@ def register_item_setup(config: pytest.Config, session: OmkSession) -> None:
     register(session.attempts, "omk-reruns")
     register(SetupWait(session), "omk-setup-wait")
     # The wrappers, innermost first.
-    register(session.judge_recordings, "omk-judge-recordings")
+    register(IgnoredJudgeRecordings(session.calls), "omk-judge-recordings")
     register(CallAccounting(session.launcher.taken_calls), "omk-call-accounting")
     register(BudgetSkip(), "omk-budget-skip")
     register(SetupRelease(session), "omk-setup-release")

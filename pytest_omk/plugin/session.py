@@ -22,7 +22,7 @@ from pytest_omk.plugin.changed import CarryPlan
 from pytest_omk.plugin.collection import CollectionHooks, check_sample_file
 from pytest_omk.plugin.compat import item_level_capture
 from pytest_omk.plugin.gc_policy import young_collections_spaced
-from pytest_omk.plugin.item_records import IgnoredJudgeRecordings, ItemReports, note
+from pytest_omk.plugin.item_records import ItemReports, note
 from pytest_omk.plugin.planning import Planner
 from pytest_omk.plugin.requires import Requirements
 from pytest_omk.plugin.usage_errors import UsageErrors
@@ -71,7 +71,6 @@ class OmkSession:
         )
         self.usage_errors = UsageErrors(config)
         self.requires = Requirements(lambda: self.executor)
-        self.judge_recordings = IgnoredJudgeRecordings(self.calls)
         self._items: list[pytest.Item] = []
         self.attempts = Attempts(self.launcher.forget)
         self._js: JsEngine | None = None

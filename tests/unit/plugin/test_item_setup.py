@@ -69,8 +69,14 @@ FEATURE_NAMES = {
     "note_calls",
     "budget",
     "grading",
+    "IgnoredJudgeRecordings",
+    "judge_recordings",
+    "AutoRepeat",
+    "BudgetSkip",
+    "CallAccounting",
 }
-"""What the session named before the features hooked in (issue 50): it names none of them now."""
+"""What the session named before the features hooked in (issue 50), and the features' objects: it
+names none of them now."""
 
 
 def _names(tree: ast.AST) -> tuple[set[str], set[str]]:
