@@ -11,19 +11,20 @@ import pytest
 from pytest_omk.config.settings import Settings
 from pytest_omk.plugin import hookspecs
 from pytest_omk.plugin.answerer import answerer_key
+from pytest_omk.plugin.auto_repeat import attach as attach_auto_repeat
 from pytest_omk.plugin.collection import NO_EXECUTOR
 from pytest_omk.plugin.collector import RecordCollector, record_collector_key
 from pytest_omk.plugin.config_checks import check_command_line, check_ini_keys, check_system_prompt
 from pytest_omk.plugin.discovery import collect_file
-from pytest_omk.plugin.fixture_app import FixtureAppSetup
 from pytest_omk.plugin.gold_options import add_gold_options, gold_ini_names, gold_value_flags, register_gold
+from pytest_omk.plugin.item_setup import register_item_setup
 from pytest_omk.plugin.nodes import SampleItem, SplitDirectory, release_collected, sample_host_key, shown_key
 from pytest_omk.plugin.options import add_options, ini_names, settings_from_config, value_flags
 from pytest_omk.plugin.otel import register as register_otel
 from pytest_omk.plugin.recordings import RecordingsPlugin
 from pytest_omk.plugin.run_info import RunInfo
 from pytest_omk.plugin.safety import masked_key
-from pytest_omk.plugin.session import OmkSession, SetupWait
+from pytest_omk.plugin.session import OmkSession
 from pytest_omk.plugin.tracebacks import drop_lineless_entries
 from pytest_omk.plugin.xdist.prefetch import DeepQueues
 from pytest_omk.plugin.xdist.status import register as register_xdist_status
@@ -60,7 +61,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(session.collection, "omk-collection")
     _register_sharding(config, session)
     config.pluginmanager.register(session.usage_errors, "omk-usage-errors")
-    _register_item_setup(config, session)
+    register_item_setup(config, session)
+    attach_auto_repeat(session.launcher, settings, lambda: session.js)
     register_xdist_status(config, session.calls.progress, settings.status_interval)
     _register_reporting(config, session)
     _register_outcome_features(config, session)
@@ -109,26 +111,6 @@ def _register_sharding(config: pytest.Config, session: OmkSession) -> None:
         book = DurationsBook(config, Path(session.settings.store_durations))
         book.listen(session.launcher)
         config.pluginmanager.register(book, "omk-durations")
-
-
-def _register_item_setup(config: pytest.Config, session: OmkSession) -> None:
-    """The plugin objects whose ``pytest_runtest_setup`` hooks make up a sample's setup.
-
-    Each runs after pytest's own setup of the item (``trylast``: its fixtures can be set up), and
-    pluggy calls ``trylast`` implementations in the order they were registered: the ``omk_app``
-    fixture's app, the record, the input digest, ``requires``, the rerun's take, and last the
-    session's wait for the model calls. The ignored judge recordings are noted once all of them
-    succeeded (a wrapper).
-    """
-    register = config.pluginmanager.register
-    runs = session.requires.runs
-    register(FixtureAppSetup(session.calls, runs, session.fixture_bound), "omk-fixture-app")
-    register(session.reports, "omk-item-reports")
-    register(session.carry, "omk-changed-digest")
-    register(session.requires, "omk-requires")
-    register(session.attempts, "omk-reruns")
-    register(SetupWait(session), "omk-setup-wait")
-    register(session.judge_recordings, "omk-judge-recordings")
 
 
 def _register_reporting(config: pytest.Config, session: OmkSession) -> None:

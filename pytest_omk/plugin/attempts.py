@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from pytest_omk.models.accounting import CallLog, CallRecord
 from pytest_omk.plugin.nodes import SampleItem
 from pytest_omk.plugin.status_line import StatusLine
 from pytest_omk.plugin.xdist.prefetch import WorkerFeed
@@ -33,20 +32,6 @@ class Attempts:
     def __init__(self, forget: Callable[[str], None] = lambda nodeid: None) -> None:
         self._seen: dict[str, int] = {}
         self._forget = forget
-        self._last: tuple[str, tuple[CallRecord, ...]] = ("", ())
-        """The last item's calls: a rerun follows its item at once, so one item's are enough."""
-
-    def calls(self, nodeid: str, log: CallLog | None) -> CallLog | None:
-        """The calls of every attempt of the item so far: the earlier attempts' and ``log``'s (a
-        rerun's record counts the calls of the attempts before it, which were made all the same)."""
-        earlier = self._last[1] if self._last[0] == nodeid else ()
-        if log is None and not earlier:
-            return None
-        every = CallLog()  # a view for the record: the ledger has each call already
-        for record in (*earlier, *(log.records if log is not None else ())):
-            every.add(record)
-        self._last = (nodeid, every.records)
-        return every
 
     def seen(self, nodeid: str) -> bool:
         """Whether the item has had a setup (its first take is started or over)."""

@@ -15,15 +15,14 @@ from typing import TYPE_CHECKING
 import pytest
 
 from pytest_omk.config.settings import Settings
-from pytest_omk.errors import BudgetExhausted, OmkError
-from pytest_omk.grade.sequential import StopRule
+from pytest_omk.errors import OmkError
 from pytest_omk.js.v8 import JsEngine
 from pytest_omk.plugin.attempts import Attempts, wait_for_runs
 from pytest_omk.plugin.changed import CarryPlan
 from pytest_omk.plugin.collection import CollectionHooks, check_sample_file
 from pytest_omk.plugin.compat import item_level_capture
 from pytest_omk.plugin.gc_policy import young_collections_spaced
-from pytest_omk.plugin.item_records import IgnoredJudgeRecordings, ItemReports, note, note_calls
+from pytest_omk.plugin.item_records import ItemReports, note
 from pytest_omk.plugin.planning import Planner
 from pytest_omk.plugin.requires import Requirements
 from pytest_omk.plugin.usage_errors import UsageErrors
@@ -54,8 +53,7 @@ class OmkSession:
         self.is_worker = hasattr(config, "workerinput")
         self.calls = call_path(config, settings)
         self.planner = Planner(config, settings)
-        auto = StopRule(settings.repeat, settings.min_pass_rate) if settings.repeat_auto else None
-        self.launcher = Launcher(self.calls.stages, lambda: self.calls.progress, settings.repeat, auto)
+        self.launcher = Launcher(self.calls.stages, lambda: self.calls.progress, settings.repeat)
         self._feed: WorkerFeed | None = None
         self._window: PrefetchWindow[SampleItem] | None = None
         # Handed over by collection, by id (the items include other tests).
@@ -73,7 +71,6 @@ class OmkSession:
         )
         self.usage_errors = UsageErrors(config)
         self.requires = Requirements(lambda: self.executor)
-        self.judge_recordings = IgnoredJudgeRecordings(self.calls)
         self._items: list[pytest.Item] = []
         self.attempts = Attempts(self.launcher.forget)
         self._js: JsEngine | None = None
@@ -115,10 +112,7 @@ class OmkSession:
             return None
         if self.calls.model.waits_for_fixture:
             return None
-        from pytest_omk.plugin.subtests import run_grader
-
-        grader = run_grader(item, self.settings, self.js) if self.settings.repeat_auto else None
-        return self.launcher.start(item.nodeid, item.plan, grader)
+        return self.launcher.start(item.nodeid, item.plan)
 
     def _prefetch(self, items: list[SampleItem]) -> None:
         """Start the first samples' calls; the items' setups top the window up (pytest_omk.run.prefetch)."""
@@ -165,8 +159,9 @@ class OmkSession:
     def setup_item(self, item: pytest.Item) -> None:
         """Last step of a sample's setup: wait for its model calls (failure = ERROR).
 
-        The features' steps before it are their plugin objects' hooks, registered before the
-        :class:`SetupWait` that calls this (``pytest_omk.plugin._register_item_setup``)."""
+        The features' steps before it are their plugin objects' hooks, registered before the step
+        that calls this; their wrappers around it handle what else the wait may raise
+        (``pytest_omk.plugin.item_setup``)."""
         sample = self._adopted.get(id(item))
         if sample is None:
             return
@@ -176,7 +171,7 @@ class OmkSession:
         if stopped is None:
             return
         skip, error = stopped
-        if skip:  # never failed, never passed: the budget refused a call, or it was cancelled
+        if skip:  # never failed, never passed: the run ended (``-x``, Ctrl-C) before its calls did
             note(sample, {"skipReason": skip})
             pytest.skip(skip)
         # An infrastructure failure: the item ERRORs with one clear line, never a traceback, and
@@ -186,7 +181,8 @@ class OmkSession:
         pytest.fail(f"omk: {error}", pytrace=False)
 
     def _wait(self, item: SampleItem, future: RunsFuture) -> tuple[str, str] | None:
-        """Give the item its runs; else why not: ``(skip reason, "")`` or ``("", error)``."""
+        """Give the item its runs; else why not: ``(skip reason, "")`` or ``("", error)``. Any
+        other exception is a feature's (a budget refusal, say) and goes on to its wrapper."""
         # Lazy, as below: grading imports the format's models (pydantic), no part of start-up.
         from pytest_omk.plugin.subtests import error_line
 
@@ -202,19 +198,23 @@ class OmkSession:
             item.omk_run = item.omk_runs[0]
         except concurrent.futures.CancelledError:
             return "omk: the model call was cancelled", ""
-        except BudgetExhausted as exc:
-            return str(exc), ""
         except OmkError as exc:
             return "", error_line(item, exc, self.settings, self.js)
         finally:
-            # Every call made for the sample counts, those of a sample about to error too.
-            note_calls(item, self.attempts.calls(item.nodeid, self.launcher.logs.get(item.nodeid)))
             # The item holds the result now; the future (and its task) need not live to the end,
-            # and the next sample in the window may start.
-            self.launcher.forget(item.nodeid)
+            # and the next sample in the window may start. The calls' log stays until the
+            # features' wrappers have read it (:meth:`release`).
+            self.launcher.take(item.nodeid)
             if self._window is not None:
                 self._window.fill()
         return None
+
+    def release(self, item: pytest.Item) -> None:
+        """Once every setup step and wrapper is done: drop the calls' log of a sample whose runs its
+        item took (a sample whose setup ended before its wait keeps it: its calls are no item's)."""
+        sample = self._adopted.get(id(item))
+        if sample is not None and self.launcher.taken_calls(sample.nodeid) is not None:
+            self.launcher.forget(sample.nodeid)
 
     def grade_item(self, item: SampleItem) -> None:
         """Call phase: grade, report subtests and record the result."""
@@ -275,15 +275,3 @@ class OmkSession:
             self._js = None
         self.launcher.close(self.calls.aclose)
         self.calls.close_app()
-
-
-class SetupWait:
-    """``omk-setup-wait``: the session's step in a sample's setup, after every feature's."""
-
-    def __init__(self, session: OmkSession) -> None:
-        self._session = session
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_runtest_setup(self, item: pytest.Item) -> None:
-        """Wait for the sample's model calls (registered last: pluggy calls it after the others)."""
-        self._session.setup_item(item)

@@ -13,7 +13,7 @@ import pytest
 
 from pytest_omk.errors import OmkError, SampleFailed
 from pytest_omk.grade.scoring import scores_record
-from pytest_omk.grade.verdict import Verdict, run_passed, verdict
+from pytest_omk.grade.verdict import Verdict, verdict
 from pytest_omk.models import Sample
 from pytest_omk.models.report import SampleRecord
 from pytest_omk.models.results import Reading
@@ -193,9 +193,3 @@ def grade_and_report(item: SampleItem, settings: Settings, js: JsEngine) -> None
         reason = f"nothing could be graded: {checked[0][1].message}"
         note(item, {"skipReason": reason})
         pytest.skip(reason)
-
-
-def run_grader(item: SampleItem, settings: Settings, js: JsEngine) -> Callable[[SampleRun], bool]:
-    """Whether one of ``item``'s runs passed: ``--omk-repeat auto`` decides after each run."""
-    sample, base_dir = item.loaded.sample, item.bundle.base_dir
-    return lambda run: run_passed(sample, base_dir, run, settings, js)

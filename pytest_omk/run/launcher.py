@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import concurrent.futures
 from collections.abc import Callable, Coroutine, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_omk.execute.tls import SharedTls
 from pytest_omk.models.accounting import CallLog
@@ -27,11 +27,22 @@ if TYPE_CHECKING:
 RunsFuture = concurrent.futures.Future[list["SampleRun"]]
 
 
+class RunGrading(Protocol):
+    """How a sample's runs are graded as they end, to stop repeating once the rule has decided
+    (``--omk-repeat auto``: :class:`pytest_omk.plugin.auto_repeat.AutoRepeat`)."""
+
+    rule: StopRule
+
+    def passed(self, plan: SamplePlan) -> Callable[[SampleRun], bool]:
+        """Whether one of ``plan``'s runs passed (asked when the sample starts, called off the loop)."""
+        ...
+
+
 class Launcher:
     """Starts each sample's runs on the call loop (built on first use) and keeps their futures.
 
     ``stages`` builds the call path when the first sample starts; ``repeat`` is ``--omk-repeat``
-    (the most runs under ``--omk-repeat auto``, whose stopping rule is ``auto``).
+    (the most runs when :attr:`grading` decides how many).
     """
 
     def __init__(
@@ -39,12 +50,12 @@ class Launcher:
         stages: Callable[[], Stages],
         progress: Callable[[], CallProgress],
         repeat: int,
-        auto: StopRule | None = None,
     ) -> None:
         self._stages = stages
         self._progress = progress
         self._repeat = repeat
-        self._auto = auto
+        self.grading: RunGrading | None = None
+        """Set by ``--omk-repeat auto``: each sample runs until its grades decide, at most ``repeat`` times."""
         self._runner: CallRunner | None = None
         self._tls = SharedTls()
         self.futures: dict[str, RunsFuture] = {}
@@ -85,22 +96,16 @@ class Launcher:
         if connects:  # nothing may be opened in a replay-only run
             self.runner().submit(warm_clients(executors))
 
-    def start(
-        self, key: str, plan: SamplePlan, passed: Callable[[SampleRun], bool] | None = None
-    ) -> RunsFuture:
-        """Start ``plan``'s runs under ``key`` (once: a started sample's future is returned again).
-
-        Under ``--omk-repeat auto``, ``passed`` grades one run (called off the loop) to decide
-        whether another is needed.
-        """
+    def start(self, key: str, plan: SamplePlan) -> RunsFuture:
+        """Start ``plan``'s runs under ``key`` (once: a started sample's future is returned again)."""
         if key in self.futures:
             return self.futures[key]
         from pytest_omk.run.pipeline import run_auto, run_repeated
 
         stages = self._stages()
         log = self.logs[key] = CallLog(stages.calls.ledger)  # the sample's calls, in the run's ledger
-        if self._auto is not None and passed is not None:
-            runs = run_auto(plan, stages, self._auto, passed, log)
+        if self.grading is not None:
+            runs = run_auto(plan, stages, self.grading.rule, self.grading.passed(plan), log)
         else:
             runs = run_repeated(plan, stages, self._repeat, log)
         future = self.runner().submit(runs)
@@ -113,6 +118,15 @@ class Launcher:
             )
         )
         return future
+
+    def take(self, key: str) -> None:
+        """A sample's item took its runs: drop their future (the next sample may start). The log of
+        its calls stays, as :meth:`taken_calls`, until :meth:`forget`."""
+        self.futures.pop(key, None)
+
+    def taken_calls(self, key: str) -> CallLog | None:
+        """The calls of a sample whose item took its runs; ``None`` before that, or once forgotten."""
+        return None if key in self.futures else self.logs.get(key)
 
     def forget(self, key: str) -> None:
         """Drop a sample's future and call log: its item holds the result now, or a rerun will

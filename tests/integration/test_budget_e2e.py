@@ -237,3 +237,22 @@ def test_an_apps_model_calls_ask_the_budget(
     # Every call the server saw is counted once, as the app's live call.
     assert f"model calls: {calls} live, 0 replayed" in result.stdout.str()
     assert result.ret == 1
+
+
+def test_a_sample_refused_partway_keeps_the_calls_it_made_in_its_record(
+    priced: FakeLLM, omk_run: OmkRun, pytester: pytest.Pytester
+) -> None:
+    """The budget's skip and the calls noted in the record are separate features around the wait
+    (``pytest_omk.plugin.item_setup``): a sample refused after its first repeat is skipped, and its
+    record still counts the call it made, as the server saw it."""
+    result = omk_run(
+        "-k", "s00", "--omk-repeat=3", "--omk-budget-usd=0.015", "--omk-concurrency=1", "--omk-report=r.json"
+    )  # fmt: skip
+    result.assert_outcomes(skipped=1)
+    assert len(priced.requests) == 1
+    (record,) = load_report(Path(pytester.path / "r.json"))["samples"]
+    assert record["outcome"] == "skipped" and record["skipReason"].startswith("omk budget")
+    # Before any call is noted a record's usage is empty: here it holds the one answered call.
+    spent = record["usage"]["model"]["spent"]
+    assert spent["pricedCalls"] == 1 and spent["costUSD"] == PRICE
+    assert record["modelCalls"]["live"] >= 1
