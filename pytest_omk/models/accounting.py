@@ -16,6 +16,7 @@ thread-safe: calls are noted on the call loop's and the gateway's threads and re
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -195,6 +196,14 @@ class CallLog:
         self._ledger = ledger
         self._lock = threading.Lock()
         self._records: list[CallRecord] = []
+        self.sent_at: float | None = None
+        """When the sample's first call was sent (``time.monotonic``): its first attempt started in a
+        call slot. ``None`` while none was (queued, or every call replayed)."""
+
+    def sending(self) -> None:
+        """A call attempt of the sample is being sent (the sample's clock starts at the first)."""
+        if self.sent_at is None:
+            self.sent_at = time.monotonic()
 
     def add(self, record: CallRecord) -> None:
         """Note one call made for the sample (it is recorded in the run's ledger)."""

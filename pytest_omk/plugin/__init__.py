@@ -23,6 +23,7 @@ from pytest_omk.plugin.otel import register as register_otel
 from pytest_omk.plugin.recordings import RecordingsPlugin
 from pytest_omk.plugin.run_info import RunInfo
 from pytest_omk.plugin.safety import masked_key
+from pytest_omk.plugin.sample_timeouts import SampleTimeouts
 from pytest_omk.plugin.session import OmkSession, SetupWait
 from pytest_omk.plugin.tracebacks import drop_lineless_entries
 from pytest_omk.plugin.xdist.prefetch import DeepQueues
@@ -118,7 +119,7 @@ def _register_item_setup(config: pytest.Config, session: OmkSession) -> None:
     pluggy calls ``trylast`` implementations in the order they were registered: the ``omk_app``
     fixture's app, the record, the input digest, ``requires``, the rerun's take, and last the
     session's wait for the model calls. The ignored judge recordings are noted once all of them
-    succeeded (a wrapper).
+    succeeded (a wrapper); pytest-timeout's limit is applied to the wait around them (a wrapper).
     """
     register = config.pluginmanager.register
     runs = session.requires.runs
@@ -129,6 +130,7 @@ def _register_item_setup(config: pytest.Config, session: OmkSession) -> None:
     register(session.attempts, "omk-reruns")
     register(SetupWait(session), "omk-setup-wait")
     register(session.judge_recordings, "omk-judge-recordings")
+    register(SampleTimeouts(), SampleTimeouts.NAME)  # pytest-timeout's limit over the wait (a wrapper)
 
 
 def _register_reporting(config: pytest.Config, session: OmkSession) -> None:

@@ -37,4 +37,4 @@ def test_the_features_set_a_sample_up_in_order_and_the_session_waits_last(pytest
         "omk-reruns",
         "omk-setup-wait",
     ]
-    assert found["wrappers"] == ["omk-judge-recordings"]
+    assert found["wrappers"] == ["omk-judge-recordings", "omk-sample-timeouts"]
