@@ -15,7 +15,8 @@ frames. :class:`SampleTimeouts` takes the wait over:
   ends the wait: the calls still running are cut (cancelled, a call already sent counted as
   failed), and the item ERRORs with one line, a setup failure as pytest-timeout's own would be;
 - after the wait, pytest-timeout's timer is set again, through the same hook, for what is left of
-  the limit (grading and teardown stay under pytest-timeout's own watch).
+  the limit (grading and teardown stay under pytest-timeout's own watch);
+- a rerun (pytest-rerunfailures) asks the model again and gets the whole limit again.
 
 Without pytest-timeout, or without a limit for the item, nothing here runs.
 """
@@ -54,9 +55,10 @@ class Clock:
     settings: Any
     """pytest-timeout's settings for the item, handed back with the time left when its timer is set again."""
     began: float
-    """When pytest-timeout set the item's timer (``time.monotonic``)."""
+    """When pytest-timeout set the item's timer, or a rerun's setup began (``time.monotonic``)."""
     deadline: float = 0.0
     paused: bool = False
+    attempts: int = 0
 
 
 def sample_deadline(began: float, limit: float, sent: float | None) -> float:
@@ -127,7 +129,6 @@ class SampleTimeouts:
 
     def _failure(self, item: SampleItem, line: str) -> BaseException:
         self._lines[item.nodeid] = line
-        self._clocks.pop(item.nodeid, None)  # as pytest-timeout's timer: once fired, it is gone
         # A setup failure with the line alone: no traceback (pytest-timeout fails the item too).
         return pytest.fail.Exception(line, pytrace=False)
 
@@ -138,30 +139,53 @@ class SampleTimeouts:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_setup(self, item: pytest.Item) -> Generator[None, None, None]:
-        """After the setup (the wait among it): the record's error, or pytest-timeout's timer again."""
+        """Around the setup (the wait among it): a rerun's whole limit again; after it, the
+        record's error, or pytest-timeout's timer again."""
+        self._restart(item)
         try:
             return (yield)
         finally:
             line = self._lines.pop(item.nodeid, None)
             if line is not None and isinstance(item, SampleItem):
                 note(item, {"error": line})
-            self._resume(item)
+            self._resume(item, timed_out=line is not None)
 
-    def _resume(self, item: pytest.Item) -> None:
+    def _restart(self, item: pytest.Item) -> None:
+        """A rerun (pytest-rerunfailures) asks the model again: it gets the whole limit again,
+        from now, and pytest-timeout's timer with it (it may have fired, or been left paused)."""
+        clock = self._clocks.get(item.nodeid)
+        if clock is None:
+            return
+        clock.attempts += 1
+        if clock.attempts > 1:
+            clock.began = time.monotonic()
+            item.config.hook.pytest_timeout_cancel_timer(item=item)
+            self._set_timer(item, clock, clock.limit)
+
+    def _resume(self, item: pytest.Item, *, timed_out: bool) -> None:
         clock = self._clocks.get(item.nodeid)
         if clock is None or not clock.paused:
             return
         clock.paused = False
-        # What is left of pytest-timeout's own limit, counted as ever from the item's start: the
-        # wait's deadline came no later, so some is left unless the answers came just in time.
+        # Timed out: the timer stays off, as pytest-timeout's own after it fired. Else what is
+        # left of the limit counted from the item's start (the wait's deadline came no later, so
+        # some is left unless the answers came just in time).
         left = clock.began + clock.limit - time.monotonic()
-        if left > 0:
-            set_timer = item.config.pluginmanager.subset_hook_caller("pytest_timeout_set_timer", [self])
-            set_timer(item=item, settings=clock.settings._replace(timeout=left))
+        if not timed_out and left > 0:
+            self._set_timer(item, clock, left)
 
-    def pytest_runtest_logfinish(self, nodeid: str) -> None:
-        """The item is over: forget its clock."""
-        self._clocks.pop(nodeid, None)
+    def _set_timer(self, item: pytest.Item, clock: Clock, seconds: float) -> None:
+        """pytest-timeout's timer (or whoever implements it) for ``seconds``, through its hook."""
+        set_timer = item.config.pluginmanager.subset_hook_caller("pytest_timeout_set_timer", [self])
+        set_timer(item=item, settings=clock.settings._replace(timeout=seconds))
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(self, item: pytest.Item) -> Generator[None, object, object]:
+        """The item is over, every rerun of it too: forget its clock."""
+        try:
+            return (yield)
+        finally:
+            self._clocks.pop(item.nodeid, None)
 
 
 class Deadline(Generic[T]):

@@ -104,3 +104,15 @@ def test_an_xdist_worker_ends_the_sample_the_same_way(
     write_samples(pytester)
     result = run_with_limit(omk_run, f"--timeout={LIMIT}", "-n", "2", subprocess=True)
     check_run(pytester, result, llm)
+
+
+def test_a_rerun_gets_the_whole_limit_again(pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM) -> None:
+    # The rerun asks the model again (take 1): its three calls are all held, and it times out in
+    # its own limit instead of waiting for them for good.
+    write_samples(pytester)
+    result = run_with_limit(omk_run, f"--timeout={LIMIT}", "--reruns=1", subprocess=False)
+    assert result.parseoutcomes() == {"passed": 2, "errors": 1, "rerun": 1}
+    out = result.stdout.str()
+    assert f"timed out after {LIMIT} s (pytest-timeout); 0 of 3 calls answered, 3 cut off" in out
+    assert "pytest_omk/" not in out and "Stack of" not in out
+    assert sum(1 for request in llm.requests if "slow question" in request.user) == 6
