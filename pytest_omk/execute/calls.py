@@ -146,22 +146,24 @@ class ModelCalls:
         """A live ``attempt``: an app's run in its own slots; a model call asking the budget, and
         noted as soon as it is answered (before the budget settles it: the ledger is what it reads).
         A call sent and then cut off by its sample's time limit (:data:`CUT_OFF`) is noted failed."""
-        if not executor.records_answers:
-            return await self._live(attempt, self.app_limiter)
 
         def answered(result: ExecutionResult) -> None:
             note(CallRecord.answered(role, model, result.model_copy(update={"replayed": False})))
 
         try:
+            if not executor.records_answers:
+                return await self._live(attempt, self.app_limiter)
             if self.budget is None:
                 result, retries = await self._live(attempt)
                 answered(result)
                 return result, retries
             return await budgeted(self.budget, attempt, self._live, answered)
         except asyncio.CancelledError as exc:
-            if attempt.sent and CUT_OFF in exc.args:
+            if attempt.sent and executor.records_answers and CUT_OFF in exc.args:
                 note(CallRecord(role, model, failed=True))
             raise
+        finally:
+            attempt.ended()
 
     async def _attempt(self, executor: Executor, request: ExecutionRequest) -> ExecutionResult:
         """One try of the executor, timed."""
@@ -189,8 +191,8 @@ class ModelCalls:
 
 
 class Sending:
-    """One call's attempts: whether one was sent (it reached a call slot), and the sample's clock
-    (:meth:`CallLog.sending`) started by the first."""
+    """One live call's attempts: whether one was sent (it got a call slot), told to the sample's
+    log from the first attempt until the call ends (:meth:`CallLog.busy`, the sample's own time)."""
 
     def __init__(self, attempt: Callable[[], Awaitable[ExecutionResult]], log: CallLog | None) -> None:
         self._attempt = attempt
@@ -199,10 +201,15 @@ class Sending:
 
     async def __call__(self) -> ExecutionResult:
         """One attempt, sent now."""
+        if not self.sent and self._log is not None:
+            self._log.call_sent()
         self.sent = True
-        if self._log is not None:
-            self._log.sending()
         return await self._attempt()
+
+    def ended(self) -> None:
+        """The call is over (answered, failed for good or cancelled)."""
+        if self.sent and self._log is not None:
+            self._log.call_ended()
 
 
 async def budgeted(

@@ -196,14 +196,30 @@ class CallLog:
         self._ledger = ledger
         self._lock = threading.Lock()
         self._records: list[CallRecord] = []
-        self.sent_at: float | None = None
-        """When the sample's first call was sent (``time.monotonic``): its first attempt started in a
-        call slot. ``None`` while none was (queued, or every call replayed)."""
+        self._in_flight = 0
+        self._busy = 0.0
+        self._busy_since = 0.0
 
-    def sending(self) -> None:
-        """A call attempt of the sample is being sent (the sample's clock starts at the first)."""
-        if self.sent_at is None:
-            self.sent_at = time.monotonic()
+    def call_sent(self) -> None:
+        """A live call of the sample was sent (its first attempt got a call slot)."""
+        with self._lock:
+            if self._in_flight == 0:
+                self._busy_since = time.monotonic()
+            self._in_flight += 1
+
+    def call_ended(self) -> None:
+        """A live call of the sample that was sent has ended: answered, failed or cut off."""
+        with self._lock:
+            self._in_flight -= 1
+            if self._in_flight == 0:
+                self._busy += time.monotonic() - self._busy_since
+
+    def busy(self) -> float:
+        """Seconds during which at least one of the sample's live calls was sent and not ended: the
+        sample's own time (a replayed call takes none, nor does waiting for a call slot)."""
+        with self._lock:
+            now = time.monotonic() if self._in_flight else self._busy_since
+            return self._busy + (now - self._busy_since)
 
     def add(self, record: CallRecord) -> None:
         """Note one call made for the sample (it is recorded in the run's ledger)."""

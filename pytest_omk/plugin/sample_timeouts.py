@@ -9,13 +9,15 @@ frames. :class:`SampleTimeouts` takes the wait over:
 
 - pytest-timeout hands it each item's settings through its own ``pytest_timeout_set_timer`` hook,
   so which limit applies (marker, option, ini key, variable) is decided by pytest-timeout itself;
-- the sample's clock starts when its first call was sent, or when pytest began the item if that
-  was earlier (no item holds pytest longer than the limit);
-- while the item waits for its calls, pytest-timeout's timer is paused and this object's deadline
-  ends the wait: the calls still running are cut (cancelled, a call already sent counted as
-  failed), and the item ERRORs with one line, a setup failure as pytest-timeout's own would be;
+- the sample's time is its own: the seconds during which at least one of its live calls was sent
+  and not yet ended (:meth:`~pytest_omk.models.accounting.CallLog.busy`), wherever pytest was
+  meanwhile; waiting for a call slot held by other samples is not its time;
+- while the item waits for its calls, pytest-timeout's timer is paused and this object ends the
+  wait once the sample's time reaches the limit: the calls still running are cut (cancelled, a call
+  already sent counted as failed), and the item ERRORs with one line, a setup failure as
+  pytest-timeout's own would be;
 - after the wait, pytest-timeout's timer is set again, through the same hook, for what is left of
-  the limit (grading and teardown stay under pytest-timeout's own watch);
+  the sample's limit (grading and teardown stay under pytest-timeout's own watch);
 - a rerun (pytest-rerunfailures) asks the model again and gets the whole limit again.
 
 Without pytest-timeout, or without a limit for the item, nothing here runs.
@@ -25,7 +27,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import threading
-import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -54,24 +55,9 @@ class Clock:
     limit: float
     settings: Any
     """pytest-timeout's settings for the item, handed back with the time left when its timer is set again."""
-    began: float
-    """When pytest-timeout set the item's timer, or a rerun's setup began (``time.monotonic``)."""
-    deadline: float = 0.0
-    paused: bool = False
+    log: CallLog | None = None
+    """The calls of the attempt being waited for (their :meth:`CallLog.busy` is the sample's time)."""
     attempts: int = 0
-
-
-def sample_deadline(began: float, limit: float, sent: float | None) -> float:
-    """When a sample's time runs out: ``limit`` seconds after its first call was sent (``sent``),
-    or after pytest began its item (``began``) if that was earlier or nothing was sent yet."""
-    return (began if sent is None else min(sent, began)) + limit
-
-
-def overran(deadline: float, sent: float | None, ended: float | None) -> float | None:
-    """How long a sample's finished calls took, when they ended after its ``deadline``; else ``None``."""
-    if sent is None or ended is None or ended <= deadline:
-        return None
-    return ended - sent
 
 
 def timed_out_line(limit: float, log: CallLog | None, took: float | None = None) -> str:
@@ -82,7 +68,7 @@ def timed_out_line(limit: float, log: CallLog | None, took: float | None = None)
     if took is not None:
         return f"{head}; its calls took {took:.1f} s ({len(records)} answered)"
     if not records:
-        return f"{head}; none of its calls was answered or sent yet (each waits for a call slot)"
+        return f"{head}; none of its calls was answered"
     answered = len(records) - cut
     return f"{head}; {answered} of {len(records)} calls answered" + (f", {cut} cut off" if cut else "")
 
@@ -99,26 +85,28 @@ class SampleTimeouts:
 
     @pytest.hookimpl(optionalhook=True, tryfirst=True)
     def pytest_timeout_set_timer(self, item: pytest.Item, settings: Any) -> None:
-        """Note a sample's limit; pytest-timeout (or whoever implements the timer) still sets it."""
-        if isinstance(item, SampleItem) and settings.timeout:
-            self._clocks[item.nodeid] = Clock(float(settings.timeout), settings, time.monotonic())
+        """Note a sample's limit; pytest-timeout (or whoever implements the timer) still sets it.
+
+        Under ``timeout_func_only`` only the test function is timed, and the wait is setup: the
+        timer is set in the call phase and this object leaves it alone."""
+        if isinstance(item, SampleItem) and settings.timeout and not settings.func_only:
+            self._clocks.setdefault(item.nodeid, Clock(float(settings.timeout), settings))
 
     def bound(self, item: SampleItem, future: RunsFuture, launcher: Launcher) -> RunsFuture:
-        """``future``, or one that ends with the item's timeout once its limit is reached."""
+        """``future``, or one that ends with the item's timeout once the sample's time is up."""
         clock = self._clocks.get(item.nodeid)
-        if clock is None:
-            return future
         log = launcher.logs.get(item.nodeid)
-        sent = None if log is None else log.sent_at
-        clock.deadline = sample_deadline(clock.began, clock.limit, sent)
-        if future.done():  # answered before pytest got to it: in time, or it overran its limit
-            slot = launcher.tasks.get(item.nodeid)
-            took = overran(clock.deadline, sent, None if slot is None else slot.ended)
-            return future if took is None else self._expired(item, timed_out_line(clock.limit, log, took))
-        hook = item.config.hook
-        hook.pytest_timeout_cancel_timer(item=item)  # paused: the deadline below ends the wait
-        clock.paused = True
-        deadline = Deadline(future, clock.deadline - time.monotonic())
+        if clock is None or log is None:
+            return future
+        clock.log = log
+        # Paused while the item waits: this object's deadline ends the wait instead.
+        item.config.hook.pytest_timeout_cancel_timer(item=item)
+        if future.done():  # answered before pytest got to it: in time, or over its limit
+            took = log.busy()
+            return (
+                future if took <= clock.limit else self._expired(item, timed_out_line(clock.limit, log, took))
+            )
+        deadline = Deadline(future, lambda: clock.limit - log.busy())
         deadline.start(lambda: self._cut(item, launcher, clock.limit))
         return deadline.future
 
@@ -151,26 +139,24 @@ class SampleTimeouts:
             self._resume(item, timed_out=line is not None)
 
     def _restart(self, item: pytest.Item) -> None:
-        """A rerun (pytest-rerunfailures) asks the model again: it gets the whole limit again,
-        from now, and pytest-timeout's timer with it (it may have fired, or been left paused)."""
+        """A rerun (pytest-rerunfailures) asks the model again: it gets the whole limit again, and
+        pytest-timeout's timer with it (it may have fired, or been left paused)."""
         clock = self._clocks.get(item.nodeid)
         if clock is None:
             return
         clock.attempts += 1
         if clock.attempts > 1:
-            clock.began = time.monotonic()
             item.config.hook.pytest_timeout_cancel_timer(item=item)
             self._set_timer(item, clock, clock.limit)
 
     def _resume(self, item: pytest.Item, *, timed_out: bool) -> None:
         clock = self._clocks.get(item.nodeid)
-        if clock is None or not clock.paused:
+        if clock is None or clock.log is None:
             return
-        clock.paused = False
-        # Timed out: the timer stays off, as pytest-timeout's own after it fired. Else what is
-        # left of the limit counted from the item's start (the wait's deadline came no later, so
-        # some is left unless the answers came just in time).
-        left = clock.began + clock.limit - time.monotonic()
+        # Timed out: the timer stays off, as pytest-timeout's own after it fired. Else the rest of
+        # the sample's limit, for grading and teardown (its calls' time is final now).
+        left = clock.limit - clock.log.busy()
+        clock.log = None
         if not timed_out and left > 0:
             self._set_timer(item, clock, left)
 
@@ -189,45 +175,48 @@ class SampleTimeouts:
 
 
 class Deadline(Generic[T]):
-    """A future that takes ``runs``' outcome, or, once ``delay`` seconds have passed first, the
-    error a ``cut`` callback gives after ending the calls (the callback runs off pytest's thread)."""
+    """A future that takes ``runs``' outcome, or, once ``remaining()`` seconds are used up first,
+    the error a ``cut`` callback gives after ending the calls (both off pytest's thread).
 
-    def __init__(self, runs: concurrent.futures.Future[T], delay: float) -> None:
+    ``remaining`` may only shrink as fast as time passes (a sample's own time does): a watcher
+    thread sleeps that long, looks again, and cuts once nothing is left."""
+
+    def __init__(self, runs: concurrent.futures.Future[T], remaining: Callable[[], float]) -> None:
         self.future: concurrent.futures.Future[T] = concurrent.futures.Future()
         self._runs = runs
-        self._delay = max(0.0, delay)
+        self._remaining = remaining
         self._lock = threading.Lock()
+        self._settled = threading.Event()
         self._expiring = False
-        self._timer: threading.Timer | None = None
 
     def start(self, cut: Callable[[], BaseException]) -> None:
-        """Arm the deadline; ``cut()`` returns the exception the future ends with."""
-        self._timer = threading.Timer(self._delay, self._expire, (cut,))
-        self._timer.daemon = True
-        self._timer.name = "pytest-omk-sample-deadline"
-        self._timer.start()
+        """Watch the deadline; ``cut()`` returns the exception the future ends with."""
         self._runs.add_done_callback(self._copy)
+        watcher = threading.Thread(target=self._watch, args=(cut,), name="pytest-omk-sample-deadline")
+        watcher.daemon = True
+        watcher.start()
 
     def _copy(self, runs: concurrent.futures.Future[T]) -> None:
         with self._lock:
             if self._expiring or self.future.done():
                 return
-            if self._timer is not None:
-                self._timer.cancel()
             if runs.cancelled():
                 self.future.cancel()
             elif (error := runs.exception()) is not None:
                 self.future.set_exception(error)
             else:
                 self.future.set_result(runs.result())
+        self._settled.set()
 
-    def _expire(self, cut: Callable[[], BaseException]) -> None:
+    def _watch(self, cut: Callable[[], BaseException]) -> None:
+        while (left := self._remaining()) > 0:
+            if self._settled.wait(left):
+                return
         with self._lock:
             if self.future.done():
                 return
             self._expiring = True
-        error = cut()
-        self.future.set_exception(error)
+        self.future.set_exception(cut())
 
 
 def within_time_limit(

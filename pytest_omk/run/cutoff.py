@@ -2,16 +2,15 @@
 
 A sample's runs are one task on the call loop. Cancelling its concurrent future from pytest's
 thread only asks the loop to cancel the task, later; a caller that reports what the sample's calls
-did (how many were answered, which one was cut) must wait until the cancellation has reached every
-call. :class:`Tracked` keeps each sample's task and when it ended; :func:`cut_off` cancels the task
-with :data:`~pytest_omk.execute.calls.CUT_OFF` (so that a call already sent is counted) and returns
-once it is done. No pytest here.
+did (how many were answered, which were cut) must wait until the cancellation has reached every
+call. :class:`Tracked` keeps each sample's task; :func:`cut_off` cancels it with
+:data:`~pytest_omk.execute.calls.CUT_OFF` (so that a call already sent is counted) and returns once
+it is done. No pytest here.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -23,19 +22,15 @@ T = TypeVar("T")
 
 @dataclass
 class Tracked:
-    """A started sample's task on the call loop, and when it ended (``time.monotonic``)."""
+    """A started sample's task on the call loop (``None`` until it runs)."""
 
     task: asyncio.Task[Any] | None = None
-    ended: float | None = None
 
 
 async def tracked(runs: Coroutine[Any, Any, T], slot: Tracked) -> T:
-    """``runs``, its task and its end noted in ``slot``."""
+    """``runs``, its task noted in ``slot``."""
     slot.task = asyncio.current_task()
-    try:
-        return await runs
-    finally:
-        slot.ended = time.monotonic()
+    return await runs
 
 
 async def cut_off(task: asyncio.Task[Any]) -> None:

@@ -54,7 +54,7 @@ class Launcher:
         self.logs: dict[str, CallLog] = {}
         """The started samples' model calls by item id (every call, the judge's too), until taken."""
         self.tasks: dict[str, Tracked] = {}
-        """The started samples' tasks on the call loop and when they ended, until taken."""
+        """The started samples' tasks on the call loop, until taken (a sample's calls can be cut)."""
         self.on_forget: Callable[[str, CallLog], None] | None = None
         """Told each call log as it is dropped (``--omk-store-durations`` sums its latency)."""
 
