@@ -106,11 +106,23 @@ def test_an_xdist_worker_ends_the_sample_the_same_way(
     check_run(pytester, result, llm)
 
 
+MARK_SLOW = f"""
+import pytest
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if item.name.endswith("slow"):
+            item.add_marker(pytest.mark.timeout({LIMIT}))
+"""
+
+
 def test_a_rerun_gets_the_whole_limit_again(pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM) -> None:
-    # The rerun asks the model again (take 1): its three calls are all held, and it times out in
-    # its own limit instead of waiting for them for good.
+    # The limit comes from the marker on that sample alone. The rerun asks the model again (take
+    # 1): its three calls are all held, and it times out in its own limit instead of waiting for
+    # them for good.
     write_samples(pytester)
-    result = run_with_limit(omk_run, f"--timeout={LIMIT}", "--reruns=1", subprocess=False)
+    pytester.makeconftest(MARK_SLOW)
+    result = run_with_limit(omk_run, "--reruns=1", subprocess=False)
     assert result.parseoutcomes() == {"passed": 2, "errors": 1, "rerun": 1}
     out = result.stdout.str()
     assert f"timed out after {LIMIT} s (pytest-timeout); 0 of 3 calls answered, 3 cut off" in out
