@@ -59,8 +59,8 @@ def check_run(pytester: pytest.Pytester, result: pytest.RunResult, llm: FakeLLM)
     assert line in out
     assert re.search(r"ERROR .*slow.* - Failed: omk: sample timed out", out)
     # No frames: not the plugin's, asyncio's or httpx's, and no stack dump of pytest-timeout's.
-    assert "pytest_omk/" not in out and "asyncio" not in out and "httpx" not in out
-    assert "Stack of" not in out and "Timeout +" not in out
+    for frames in ("pytest_omk/", "asyncio/", "httpx/", "httpcore/", "Traceback", "Stack of", "Timeout +"):
+        assert frames not in out
     assert len(out.splitlines()) < 60
     report = load_report(pytester.path / "r.json")
     records = report_samples(report)
