@@ -3,7 +3,8 @@ item 10): its calls are cut and counted, the other samples go on, the item ERROR
 
 The fake server never answers the slow sample's third call (it holds it until the server stops),
 so the timeout is the only way that sample ends; nothing here depends on how long anything takes
-except that the fast samples' answers, given at once, come back within the limit.
+except that the fast samples' answers, given at once, come back within the limit (a sample's time
+is only while one of its calls is in flight).
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ import pytest
 from tests.fakes.fake_llm import FakeLLM
 from tests.support import OmkRun, load_report, report_samples, sample, write_sample_set
 
-LIMIT = 3
-"""pytest-timeout's limit in seconds: every fast sample is answered at once, the slow one never."""
+LIMIT = 5
+"""pytest-timeout's limit in seconds: every fast sample is answered at once, the slow one never.
+Room for a loaded host: the first item's setup, before the wait, imports the record models under
+pytest-timeout's own timer."""
 PASSING = [{"type": "not_contains", "value": "never said"}]
 HELD = {"fault": "hang", "seconds": 600}
 """Not answered until the server stops (at the test's end)."""
@@ -123,7 +126,8 @@ def test_a_rerun_gets_the_whole_limit_again(pytester: pytest.Pytester, omk_run: 
     write_samples(pytester)
     pytester.makeconftest(MARK_SLOW)
     result = run_with_limit(omk_run, "--reruns=1", subprocess=False)
-    assert result.parseoutcomes() == {"passed": 2, "errors": 1, "rerun": 1}
+    outcomes = {k: v for k, v in result.parseoutcomes().items() if k not in ("warning", "warnings")}
+    assert outcomes == {"passed": 2, "errors": 1, "rerun": 1}
     out = result.stdout.str()
     assert f"timed out after {LIMIT} s (pytest-timeout); 0 of 3 calls answered, 3 cut off" in out
     assert "pytest_omk/" not in out and "Stack of" not in out
