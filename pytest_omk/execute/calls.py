@@ -25,6 +25,10 @@ from pytest_omk.models.run import ExecutionRequest
 from pytest_omk.recordings.endpoints import endpoint_key
 from pytest_omk.recordings.store import RecordingStore
 
+CUT_OFF = "omk: the sample's time ran out"
+"""The message a sample's calls are cancelled with when its time limit ends them
+(``run/cutoff.py``): a call already sent is then counted as a failed live call, as it was spent."""
+
 
 def executor_endpoint(executor: Executor) -> str | None:
     """The endpoint key of an HTTP executor, else ``None``."""
@@ -93,7 +97,7 @@ class ModelCalls:
         if app:
             request = replace(request, calls=log)
         note = functools.partial(self._note, log)
-        attempt = functools.partial(self._attempt, executor, request)
+        attempt = Sending(functools.partial(self._attempt, executor, request), log)
         sent = False
 
         async def live() -> ExecutionResult:
@@ -134,24 +138,32 @@ class ModelCalls:
     async def _sent(
         self,
         executor: Executor,
-        attempt: Callable[[], Awaitable[ExecutionResult]],
+        attempt: Sending,
         role: Role,
         model: str,
         note: Callable[[CallRecord], None],
     ) -> tuple[ExecutionResult, int]:
         """A live ``attempt``: an app's run in its own slots; a model call asking the budget, and
-        noted as soon as it is answered (before the budget settles it: the ledger is what it reads)."""
-        if not executor.records_answers:
-            return await self._live(attempt, self.app_limiter)
+        noted as soon as it is answered (before the budget settles it: the ledger is what it reads).
+        A call sent and then cut off by its sample's time limit (:data:`CUT_OFF`) is noted failed."""
 
         def answered(result: ExecutionResult) -> None:
             note(CallRecord.answered(role, model, result.model_copy(update={"replayed": False})))
 
-        if self.budget is None:
-            result, retries = await self._live(attempt)
-            answered(result)
-            return result, retries
-        return await budgeted(self.budget, attempt, self._live, answered)
+        try:
+            if not executor.records_answers:
+                return await self._live(attempt, self.app_limiter)
+            if self.budget is None:
+                result, retries = await self._live(attempt)
+                answered(result)
+                return result, retries
+            return await budgeted(self.budget, attempt, self._live, answered)
+        except asyncio.CancelledError as exc:
+            if attempt.sent and executor.records_answers and CUT_OFF in exc.args:
+                note(CallRecord(role, model, failed=True))
+            raise
+        finally:
+            attempt.ended()
 
     async def _attempt(self, executor: Executor, request: ExecutionRequest) -> ExecutionResult:
         """One try of the executor, timed."""
@@ -176,6 +188,28 @@ class ModelCalls:
         if self.progress is None:
             return await call_with_retries(attempt, policy=self.policy, limiter=limiter)
         return await tracked(self.progress, attempt, self.policy, limiter)
+
+
+class Sending:
+    """One live call's attempts: whether one was sent (it got a call slot), told to the sample's
+    log from the first attempt until the call ends (:meth:`CallLog.busy`, the sample's own time)."""
+
+    def __init__(self, attempt: Callable[[], Awaitable[ExecutionResult]], log: CallLog | None) -> None:
+        self._attempt = attempt
+        self._log = log
+        self.sent = False
+
+    async def __call__(self) -> ExecutionResult:
+        """One attempt, sent now."""
+        if not self.sent and self._log is not None:
+            self._log.call_sent()
+        self.sent = True
+        return await self._attempt()
+
+    def ended(self) -> None:
+        """The call is over (answered, failed for good or cancelled)."""
+        if self.sent and self._log is not None:
+            self._log.call_ended()
 
 
 async def budgeted(

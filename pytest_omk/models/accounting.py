@@ -16,6 +16,7 @@ thread-safe: calls are noted on the call loop's and the gateway's threads and re
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
@@ -195,6 +196,30 @@ class CallLog:
         self._ledger = ledger
         self._lock = threading.Lock()
         self._records: list[CallRecord] = []
+        self._in_flight = 0
+        self._busy = 0.0
+        self._busy_since = 0.0
+
+    def call_sent(self) -> None:
+        """A live call of the sample was sent (its first attempt got a call slot)."""
+        with self._lock:
+            if self._in_flight == 0:
+                self._busy_since = time.monotonic()
+            self._in_flight += 1
+
+    def call_ended(self) -> None:
+        """A live call of the sample that was sent has ended: answered, failed or cut off."""
+        with self._lock:
+            self._in_flight -= 1
+            if self._in_flight == 0:
+                self._busy += time.monotonic() - self._busy_since
+
+    def busy(self) -> float:
+        """Seconds during which at least one of the sample's live calls was sent and not ended: the
+        sample's own time (a replayed call takes none, nor does waiting for a call slot)."""
+        with self._lock:
+            now = time.monotonic() if self._in_flight else self._busy_since
+            return self._busy + (now - self._busy_since)
 
     def add(self, record: CallRecord) -> None:
         """Note one call made for the sample (it is recorded in the run's ledger)."""

@@ -6,7 +6,8 @@ pluggy calls ``trylast`` implementations in the order they were registered: the 
 fixture's app, the record, the input digest, ``requires``, the rerun's take, and last the session's
 wait for the model calls (:class:`SetupWait`). What the wait may end in besides the runs is for the
 features' wrappers around the steps (pluggy calls the last registered first, so it ends last): the
-ignored judge recordings once every step succeeded, the calls made noted in the record whatever
+ignored judge recordings once every step succeeded, pytest-timeout's limit over the wait
+(:mod:`.sample_timeouts`), the calls made noted in the record whatever
 happened, a budget refusal made a skip; the session's own :class:`SetupRelease` ends last.
 
 A feature's change touches its module and its line here; the setup returns to the session twice.
@@ -24,6 +25,7 @@ from pytest_omk.plugin.budget import BudgetSkip
 from pytest_omk.plugin.call_accounting import CallAccounting
 from pytest_omk.plugin.fixture_app import FixtureAppSetup
 from pytest_omk.plugin.item_records import IgnoredJudgeRecordings
+from pytest_omk.plugin.sample_timeouts import SampleTimeouts
 
 if TYPE_CHECKING:
     from pytest_omk.plugin.session import OmkSession
@@ -40,6 +42,7 @@ def register_item_setup(config: pytest.Config, session: OmkSession) -> None:
     register(SetupWait(session), "omk-setup-wait")
     # The wrappers, innermost first.
     register(IgnoredJudgeRecordings(session.calls), "omk-judge-recordings")
+    register(SampleTimeouts(), SampleTimeouts.NAME)  # pytest-timeout's limit over the wait
     register(CallAccounting(session.launcher.taken_calls), "omk-call-accounting")
     register(BudgetSkip(), "omk-budget-skip")
     register(SetupRelease(session), "omk-setup-release")

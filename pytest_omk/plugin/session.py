@@ -25,6 +25,7 @@ from pytest_omk.plugin.gc_policy import young_collections_spaced
 from pytest_omk.plugin.item_records import ItemReports, note
 from pytest_omk.plugin.planning import Planner
 from pytest_omk.plugin.requires import Requirements
+from pytest_omk.plugin.sample_timeouts import within_time_limit
 from pytest_omk.plugin.usage_errors import UsageErrors
 from pytest_omk.plugin.wiring import call_path
 from pytest_omk.plugin.xdist.prefetch import WorkerFeed
@@ -167,7 +168,7 @@ class OmkSession:
             return
         future = self.start(sample)
         assert future is not None
-        stopped = self._wait(sample, future)
+        stopped = self._wait(sample, within_time_limit(self.config, sample, future, self.launcher))
         if stopped is None:
             return
         skip, error = stopped

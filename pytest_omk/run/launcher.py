@@ -10,6 +10,7 @@ samples from starting, say): every sample passes through :meth:`Launcher.start`.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 from collections.abc import Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from pytest_omk.execute.progress import CallProgress
     from pytest_omk.grade.sequential import StopRule
     from pytest_omk.models.run import SamplePlan, SampleRun
+    from pytest_omk.run.cutoff import Tracked
     from pytest_omk.run.loop import CallRunner
     from pytest_omk.run.pipeline import Stages
 
@@ -62,6 +64,8 @@ class Launcher:
         """The started samples' runs by item id, until their item takes them."""
         self.logs: dict[str, CallLog] = {}
         """The started samples' model calls by item id (every call, the judge's too), until taken."""
+        self.tasks: dict[str, Tracked] = {}
+        """The started samples' tasks on the call loop, until taken (a sample's calls can be cut)."""
         self.on_forget: Callable[[str, CallLog], None] | None = None
         """Told each call log as it is dropped (``--omk-store-durations`` sums its latency)."""
 
@@ -100,6 +104,7 @@ class Launcher:
         """Start ``plan``'s runs under ``key`` (once: a started sample's future is returned again)."""
         if key in self.futures:
             return self.futures[key]
+        from pytest_omk.run.cutoff import Tracked, tracked
         from pytest_omk.run.pipeline import run_auto, run_repeated
 
         stages = self._stages()
@@ -108,7 +113,8 @@ class Launcher:
             runs = run_auto(plan, stages, self.grading.rule, self.grading.passed(plan), log)
         else:
             runs = run_repeated(plan, stages, self._repeat, log)
-        future = self.runner().submit(runs)
+        slot = self.tasks[key] = Tracked()
+        future = self.runner().submit(tracked(runs, slot))
         self.futures[key] = future
         progress = self._progress()
         progress.sample_started()
@@ -132,9 +138,24 @@ class Launcher:
         """Drop a sample's future and call log: its item holds the result now, or a rerun will
         start afresh."""
         self.futures.pop(key, None)
+        self.tasks.pop(key, None)
         log = self.logs.pop(key, None)
         if log is not None and self.on_forget is not None:
             self.on_forget(key, log)
+
+    def cut(self, key: str, *, wait: float) -> None:
+        """End a started sample's calls now (its time ran out) and wait for them to end, at most
+        ``wait`` seconds; a call already sent is counted as failed in its log."""
+        future, slot = self.futures.get(key), self.tasks.get(key)
+        if future is None or future.done():
+            return
+        if slot is None or slot.task is None:  # its task has not run yet: no call was sent
+            future.cancel()
+            return
+        from pytest_omk.run.cutoff import cut_off
+
+        with contextlib.suppress(concurrent.futures.TimeoutError):
+            self.runner().submit(cut_off(slot.task)).result(wait)
 
     def cancel_pending(self) -> None:
         """Cancel every call not finished yet (``-x``, Ctrl-C, end of the run loop)."""

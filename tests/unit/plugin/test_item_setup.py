@@ -47,6 +47,7 @@ def test_the_features_set_a_sample_up_in_order_and_the_session_waits_last(pytest
     # the calls' log only once every feature's wrapper has read it.
     assert found["wrappers"] == [
         "omk-judge-recordings",
+        "omk-sample-timeouts",
         "omk-call-accounting",
         "omk-budget-skip",
         "omk-setup-release",
