@@ -15,8 +15,10 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 
+from pytest_omk.errors import BudgetExhausted
 from pytest_omk.execute.base import Executor, TransientError
 from pytest_omk.execute.budget import Budget
+from pytest_omk.execute.in_flight import InFlight
 from pytest_omk.execute.progress import CallProgress
 from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy, call_with_retries
 from pytest_omk.models.accounting import CallLedger, CallLog, CallRecord, Role, role_of
@@ -46,6 +48,8 @@ class ModelCalls:
     """The run's spending cap: every live call asks it first (``--omk-budget-usd``/``-tokens``)."""
     ledger: CallLedger = field(default_factory=CallLedger)
     """Where every call is recorded (through the sample's log when there is one)."""
+    in_flight: InFlight = field(default_factory=InFlight)
+    """The calls sent and not answered yet: they finish (and count) though their sample is cancelled."""
     app_limiter: AdaptiveLimiter | None = None
     """How many runs of an app under test at once (``None``: as many as ``limiter`` allows). An
     app's run is no model call: its model calls take ``limiter``'s slots at the gateway, which
@@ -101,8 +105,8 @@ class ModelCalls:
             sent = True
             try:
                 result, retries = await self._sent(executor, attempt, role, model, note)
-            except Exception:
-                if not app:  # a model call that failed for good counts
+            except Exception as exc:
+                if not app and not isinstance(exc, BudgetExhausted):  # refused: never sent
                     note(CallRecord(role, model, failed=True))
                 raise
             # An app under test runs live whatever its model calls did: its result says whether
@@ -146,6 +150,8 @@ class ModelCalls:
 
         def answered(result: ExecutionResult) -> None:
             note(CallRecord.answered(role, model, result.model_copy(update={"replayed": False})))
+
+        attempt = self.in_flight.finishing(attempt, answered)  # sent is spent: it is counted
 
         if self.budget is None:
             result, retries = await self._live(attempt)

@@ -140,7 +140,11 @@ def _register_reporting(config: pytest.Config, session: OmkSession) -> None:
         # One feature, one plugin object: the records are gathered and published by the controller.
         from pytest_omk.plugin.summary_parts import SummaryParts
 
-        parts = SummaryParts(settings, lambda: calls.budget.refused if calls.budget is not None else 0)
+        parts = SummaryParts(
+            settings,
+            lambda: calls.budget.refused if calls.budget is not None else 0,
+            lambda: tuple(session.launcher.logs.values()),  # samples started, never run
+        )
         config.pluginmanager.register(parts, "omk-summary-parts")
         collector = RecordCollector(config, settings, parts)
         config.stash[record_collector_key] = collector
@@ -149,6 +153,11 @@ def _register_reporting(config: pytest.Config, session: OmkSession) -> None:
         from pytest_omk.plugin.budget import WorkerRefusals
 
         config.pluginmanager.register(WorkerRefusals(config, lambda: calls.budget), "omk-worker-refusals")
+    if hasattr(config, "workerinput"):  # the calls of samples it never ran, for the controller
+        from pytest_omk.plugin.not_graded import WorkerNotGraded
+
+        untaken = WorkerNotGraded(config, lambda: tuple(session.launcher.logs.values()))
+        config.pluginmanager.register(untaken, "omk-worker-not-graded")
 
 
 def _checked_settings(config: pytest.Config) -> Settings:

@@ -18,6 +18,7 @@ from pytest_omk.models.accounting import CallLog
 
 if TYPE_CHECKING:
     from pytest_omk.execute.base import Executor
+    from pytest_omk.execute.in_flight import InFlight
     from pytest_omk.execute.progress import CallProgress
     from pytest_omk.grade.sequential import StopRule
     from pytest_omk.models.run import SamplePlan, SampleRun
@@ -51,6 +52,7 @@ class Launcher:
         """The started samples' runs by item id, until their item takes them."""
         self.logs: dict[str, CallLog] = {}
         """The started samples' model calls by item id (every call, the judge's too), until taken."""
+        self._in_flight: InFlight | None = None
         self.on_forget: Callable[[str, CallLog], None] | None = None
         """Told each call log as it is dropped (``--omk-store-durations`` sums its latency)."""
 
@@ -98,6 +100,7 @@ class Launcher:
         from pytest_omk.run.pipeline import run_auto, run_repeated
 
         stages = self._stages()
+        self._in_flight = stages.calls.in_flight
         log = self.logs[key] = CallLog(stages.calls.ledger)  # the sample's calls, in the run's ledger
         if self._auto is not None and passed is not None:
             runs = run_auto(plan, stages, self._auto, passed, log)
@@ -123,9 +126,13 @@ class Launcher:
             self.on_forget(key, log)
 
     def cancel_pending(self) -> None:
-        """Cancel every call not finished yet (``-x``, Ctrl-C, end of the run loop)."""
+        """Cancel every call not sent yet (``-x``, Ctrl-C, end of the run loop), then wait for those
+        already sent: their answers are paid for, and noted in their samples' logs (which stay in
+        :attr:`logs`: the calls of samples not graded)."""
         if self._runner is not None:
             self._runner.cancel_pending()
+            if self._in_flight is not None:
+                self._runner.run(self._in_flight.drain())
 
     def close(self, cleanup: Callable[[], Coroutine[Any, Any, None]]) -> None:
         """End every call and the loop; ``cleanup()`` gives the coroutine that closes the clients
