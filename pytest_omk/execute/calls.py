@@ -49,7 +49,7 @@ class ModelCalls:
     ledger: CallLedger = field(default_factory=CallLedger)
     """Where every call is recorded (through the sample's log when there is one)."""
     in_flight: InFlight = field(default_factory=InFlight)
-    """The calls sent and not answered yet: they finish (and count) though their sample is cancelled."""
+    """The calls sent and not answered yet: a run that ends normally waits for them (they count)."""
     app_limiter: AdaptiveLimiter | None = None
     """How many runs of an app under test at once (``None``: as many as ``limiter`` allows). An
     app's run is no model call: its model calls take ``limiter``'s slots at the gateway, which
@@ -151,7 +151,8 @@ class ModelCalls:
         def answered(result: ExecutionResult) -> None:
             note(CallRecord.answered(role, model, result.model_copy(update={"replayed": False})))
 
-        attempt = self.in_flight.finishing(attempt, answered)  # sent is spent: it is counted
+        # Sent is spent: a run ending normally waits for its answer; one cut off still counts.
+        attempt = self.in_flight.finishing(attempt, lambda: note(CallRecord(role, model, failed=True)))
 
         if self.budget is None:
             result, retries = await self._live(attempt)

@@ -144,6 +144,7 @@ def _register_reporting(config: pytest.Config, session: OmkSession) -> None:
             settings,
             lambda: calls.budget.refused if calls.budget is not None else 0,
             lambda: tuple(session.launcher.logs.values()),  # samples started, never run
+            lambda: session.launcher.cut_calls,
         )
         config.pluginmanager.register(parts, "omk-summary-parts")
         collector = RecordCollector(config, settings, parts)
@@ -156,7 +157,8 @@ def _register_reporting(config: pytest.Config, session: OmkSession) -> None:
     if hasattr(config, "workerinput"):  # the calls of samples it never ran, for the controller
         from pytest_omk.plugin.not_graded import WorkerNotGraded
 
-        untaken = WorkerNotGraded(config, lambda: tuple(session.launcher.logs.values()))
+        launcher = session.launcher
+        untaken = WorkerNotGraded(config, lambda: tuple(launcher.logs.values()), lambda: launcher.cut_calls)
         config.pluginmanager.register(untaken, "omk-worker-not-graded")
 
 

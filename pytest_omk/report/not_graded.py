@@ -10,12 +10,12 @@ saying how many of them no sample was graded on) and words the terminal's line. 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from pytest_omk.js.numbers import js_sum, to_fixed
 from pytest_omk.models.accounting import ROLES, CallLog, Role, Usage
-from pytest_omk.report.calls_record import role_record
+from pytest_omk.report.calls_record import model_calls, role_record
 
 _COUNTS = ("calls", "live", "replayed", "failed", "costUnknown")
 
@@ -47,6 +47,15 @@ def with_not_graded(
     return merged
 
 
+def with_not_graded_calls(
+    rows: Sequence[Mapping[str, Any]], not_graded: Mapping[Role, Usage]
+) -> dict[str, int]:
+    """The summary's ``modelCalls`` (live and replayed, every role): the graded samples' and those of
+    ``not_graded``, so that the terminal's ``model calls:`` line counts every call made."""
+    extra = model_calls(not_graded)
+    return {key: extra[key] + sum(int(row["modelCalls"][key]) for row in rows) for key in extra}
+
+
 def _spent(spent: Mapping[str, Any], more: Mapping[str, Any]) -> dict[str, Any]:
     total = {key: int(spent.get(key) or 0) + int(value) for key, value in more.items() if key != "costUSD"}
     cost = to_fixed(js_sum([float(spent.get("costUSD") or 0), float(more["costUSD"])]), 6)
@@ -67,4 +76,15 @@ def not_graded_lines(usage: Mapping[str, Mapping[str, Any]]) -> list[str]:
     return [
         f"omk: {calls} call{'' if calls == 1 else 's'} for samples not run (not graded), "
         "counted in the usage and cost totals"
+    ]
+
+
+def cut_lines(cut: int) -> list[str]:
+    """``omk: 3 calls were in flight when the run was interrupted …``, or nothing."""
+    if not cut:
+        return []
+    calls = f"{cut} call{'' if cut == 1 else 's'} {'was' if cut == 1 else 'were'}"
+    return [
+        f"omk: {calls} in flight when the run stopped (sent, answer not awaited), "
+        "counted as failed calls of unknown cost"
     ]

@@ -11,7 +11,7 @@ from pytest_omk.execute.budget import BudgetLimits
 from pytest_omk.grade.repeats import repeat_lines, repeat_summary
 from pytest_omk.report.budget import budget_lines, budget_summary
 from pytest_omk.report.changed import carried_lines
-from pytest_omk.report.not_graded import not_graded_lines, with_not_graded
+from pytest_omk.report.not_graded import not_graded_lines, with_not_graded, with_not_graded_calls
 from pytest_omk.report.usage import total_cost, usage_totals
 
 if TYPE_CHECKING:
@@ -34,6 +34,7 @@ def extra_totals(
     if not_graded and any(part.calls for part in not_graded.values()):
         totals["usage"] = with_not_graded(usage_totals(rows), not_graded)
         totals["costUSD"] = total_cost(totals["usage"])
+        totals["modelCalls"] = with_not_graded_calls(rows, not_graded)
     if limits.active:
         totals["budget"] = budget_summary(rows, refused, limits, totals.get("usage"))
     repeats = repeat_summary(rows)

@@ -10,6 +10,7 @@ samples from starting, say): every sample passes through :meth:`Launcher.start`.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 from collections.abc import Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -125,14 +126,26 @@ class Launcher:
         if log is not None and self.on_forget is not None:
             self.on_forget(key, log)
 
-    def cancel_pending(self) -> None:
-        """Cancel every call not sent yet (``-x``, Ctrl-C, end of the run loop), then wait for those
-        already sent: their answers are paid for, and noted in their samples' logs (which stay in
-        :attr:`logs`: the calls of samples not graded)."""
-        if self._runner is not None:
-            self._runner.cancel_pending()
-            if self._in_flight is not None:
-                self._runner.run(self._in_flight.drain())
+    def cancel_pending(self, *, settle: bool = True) -> None:
+        """End every call of the samples still started (``-x``, a budget stop, Ctrl-C, the end of the
+        run loop). ``settle`` (a run that ends normally): first send nothing more and wait, on
+        events and within :data:`~pytest_omk.execute.in_flight.SETTLE_SECONDS`, for the calls
+        already sent, which are paid for: they are noted in their samples' logs (kept in
+        :attr:`logs`: the calls of samples not graded). Ctrl-C (``settle=False``) waits for none."""
+        if self._runner is None:
+            return
+        if settle and self._in_flight is not None:
+            from pytest_omk.execute.in_flight import SETTLE_SECONDS
+
+            # A loop stuck past the bound must not hold the run: the bound is the wait's too.
+            with contextlib.suppress(concurrent.futures.TimeoutError):
+                self._runner.submit(self._in_flight.settle()).result(timeout=SETTLE_SECONDS + 5)
+        self._runner.cancel_pending()
+
+    @property
+    def cut_calls(self) -> int:
+        """Calls sent and cancelled before their answer (Ctrl-C, or the settle bound ran out)."""
+        return self._in_flight.cut if self._in_flight is not None else 0
 
     def close(self, cleanup: Callable[[], Coroutine[Any, Any, None]]) -> None:
         """End every call and the loop; ``cleanup()`` gives the coroutine that closes the clients
