@@ -145,8 +145,8 @@ class ModelCalls:
     ) -> tuple[ExecutionResult, int]:
         """A live ``attempt``: an app's run in its own slots; a model call asking the budget, and
         noted as soon as it is answered (before the budget settles it: the ledger is what it reads)."""
-        if not executor.records_answers:
-            return await self._live(attempt, self.app_limiter)
+        if not executor.records_answers:  # an app's run: a normal end waits for it too
+            return await self._live(self.in_flight.finishing(attempt, None), self.app_limiter)
 
         def answered(result: ExecutionResult) -> None:
             note(CallRecord.answered(role, model, result.model_copy(update={"replayed": False})))

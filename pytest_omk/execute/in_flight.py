@@ -42,21 +42,24 @@ class InFlight:
         """Attempts sent and cancelled before their answer came (Ctrl-C, the settle bound)."""
 
     def finishing(
-        self, attempt: Callable[[], Awaitable[T]], unanswered: Callable[[], None]
+        self, attempt: Callable[[], Awaitable[T]], unanswered: Callable[[], None] | None
     ) -> Callable[[], Awaitable[T]]:
         """``attempt``, counted as sent while it runs; once the run is closing it is not sent at
-        all (cancelled). Cancelled while sent, ``unanswered()`` notes it (a call made, no answer)."""
+        all (cancelled). Cancelled while sent, ``unanswered()`` notes it (a call made, no answer).
+        ``unanswered=None``: an app's run, no call itself (the gateway notes each of its calls
+        before answering it), waited for all the same, so that its calls are noted."""
 
         async def sent() -> T:
             if self._closed:  # the run is ending: nothing more is sent
                 raise asyncio.CancelledError
             self._open += 1
-            self.sent += 1
+            self.sent += unanswered is not None
             try:
                 return await attempt()
             except asyncio.CancelledError:
-                self.cut += 1
-                unanswered()
+                if unanswered is not None:
+                    self.cut += 1
+                    unanswered()
                 raise
             finally:
                 self._open -= 1

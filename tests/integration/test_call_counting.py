@@ -70,8 +70,9 @@ CASES = {
     "x": Case(("-x",), cut_short=True),
     "maxfail-2": Case(("--maxfail=2",), cut_short=True),
     "reruns-2": Case(("--reruns", "2")),
+    "app-x": Case(("-x",), app=True, cut_short=True),
     "app-repeat-3": Case(("--omk-repeat=3",), app=True),
-    "app-repeat-auto": Case(("--omk-repeat=auto", "--omk-repeat-max=5"), app=True),
+    "app-repeat-auto": Case(("--omk-repeat=auto", "--omk-repeat-max=5", "--omk-min-pass-rate=0.5"), app=True),
     # Samples that pass: the budget's stop alone makes the run fail (an incomplete eval).
     "budget-stop": Case(("--omk-budget-usd=0.035",), checks=[{"type": "contains", "value": "hello"}]),
     "xdist-2": Case(("-n", "2")),
@@ -95,7 +96,7 @@ def _project(
         monkeypatch.setenv("OPENAI_API_KEY", "sk-call-counting-sentinel")
         pytester.makeconftest(APP_CONFTEST)
         for i in range(SAMPLES):  # a flaky verdict, so that auto repeats decide late
-            fake_llm.add_rule(f"q{i:02d}:", replies=["goodbye", "hello there"] * 3)
+            fake_llm.add_rule(f"q{i:02d}:", replies=["hello there", "goodbye"] * 3)
     else:
         priced_executor(pytester, monkeypatch, fake_llm.openai_base_url, PRICE)
     fake_llm.add_rule(None, "hello there")  # after the samples' own rules: tried in order
