@@ -68,10 +68,15 @@ class InFlight:
 
         return sent
 
+    def close(self) -> None:
+        """Send nothing more (any thread: a flag the call loop reads before each send). Ctrl-C's
+        cancellations free slots one by one: without it, calls queued behind them were sent."""
+        self._closed = True
+
     async def settle(self, bound: float = SETTLE_SECONDS) -> int:
         """Send nothing more, and wait (at most ``bound`` seconds) until every attempt sent has
         ended; returns how many are still unanswered (the caller cancels them)."""
-        self._closed = True
+        self.close()
         if self._open:
             self._idle = asyncio.Event()
             with contextlib.suppress(TimeoutError):

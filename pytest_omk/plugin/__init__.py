@@ -138,15 +138,16 @@ def _register_reporting(config: pytest.Config, session: OmkSession) -> None:
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(DeepQueues(settings.concurrency), "omk-xdist-queues")
         # One feature, one plugin object: the records are gathered and published by the controller.
+        from pytest_omk.plugin.not_graded import CutCalls
         from pytest_omk.plugin.summary_parts import SummaryParts
 
         parts = SummaryParts(
             settings,
             lambda: calls.budget.refused if calls.budget is not None else 0,
             lambda: tuple(session.launcher.logs.values()),  # samples started, never run
-            lambda: session.launcher.cut_calls,
         )
         config.pluginmanager.register(parts, "omk-summary-parts")
+        config.pluginmanager.register(CutCalls(lambda: session.launcher.cut_calls), "omk-cut-calls")
         collector = RecordCollector(config, settings, parts)
         config.stash[record_collector_key] = collector
         config.pluginmanager.register(collector, "omk-records")

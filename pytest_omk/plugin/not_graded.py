@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from pytest_omk.models.accounting import CallLog, CallRecord
+from pytest_omk.report.not_graded import cut_lines
 
 OUTPUT_KEY = "omk_not_graded"
 """The worker's ``workeroutput`` key: a list of :class:`CallRecord` fields, one dict per call."""
@@ -67,3 +68,23 @@ def worker_cut(output: dict[str, Any]) -> int:
     """How many calls a worker cut off in flight (0 when it says nothing usable)."""
     cut = output.get(CUT_KEY)
     return cut if isinstance(cut, int) and not isinstance(cut, bool) and cut > 0 else 0
+
+
+class CutCalls:
+    """On the controller: says how many calls were cut off in flight (Ctrl-C), its own and its
+    workers', after the ``omk scores`` section (or alone, when no sample finished)."""
+
+    def __init__(self, cut: Callable[[], int]) -> None:
+        self._cut = cut
+        self._workers = 0
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: Any) -> None:
+        """xdist: a worker finished; add the calls it cut off."""
+        self._workers += worker_cut(getattr(node, "workeroutput", {}))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        """The line, when any call was cut off."""
+        for line in cut_lines(self._cut() + self._workers):
+            terminalreporter.write_line(line)

@@ -11,9 +11,9 @@ import pytest
 from pytest_omk.config.settings import Settings
 from pytest_omk.execute.budget import BudgetLimits
 from pytest_omk.models.accounting import CallLog
-from pytest_omk.plugin.not_graded import worker_cut, worker_log
+from pytest_omk.plugin.not_graded import worker_log
 from pytest_omk.report.mutation import mutation_lines
-from pytest_omk.report.not_graded import cut_lines, not_graded_usage
+from pytest_omk.report.not_graded import not_graded_usage
 from pytest_omk.report.summary_parts import extra_lines, extra_totals, unfinished
 
 
@@ -25,16 +25,12 @@ class SummaryParts:
         settings: Settings,
         refused: Callable[[], int],
         untaken: Callable[[], Iterable[CallLog]] = tuple,
-        cut: Callable[[], int] = int,
     ) -> None:
         """``refused``: the live calls this process's budget refused (its spend is in the records);
-        ``untaken``: the call logs of samples started and never run (no record carries them);
-        ``cut``: the calls this process sent and cancelled before their answer (Ctrl-C)."""
+        ``untaken``: the call logs of samples started and never run (no record carries them)."""
         self.settings = settings
         self._refused = refused
         self._untaken = untaken
-        self._cut = cut
-        self._worker_cut = 0
         self._worker_refused = 0
         self._worker_untaken: list[CallLog] = []
         self.carried: list[dict[str, Any]] = []
@@ -50,7 +46,6 @@ class SummaryParts:
             self.carried.extend(records)
         if (log := worker_log(output)) is not None:
             self._worker_untaken.append(log)
-        self._worker_cut += worker_cut(output)
 
     def totals(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
         """The summary's ``budget``, ``repeats``, ``carried`` and ``mutation`` parts (those in use)."""
@@ -79,8 +74,6 @@ class SummaryParts:
         allow = self.settings.allow_incomplete
         for line, red in extra_lines(rows, totals, baseline=self.settings.baseline, allow_incomplete=allow):
             reporter.write_line(line, red=red)
-        for line in cut_lines(self._cut() + self._worker_cut):
-            reporter.write_line(line)
         if totals.get("mutation"):
             reporter.write_sep("=", "omk mutation")
             for line in mutation_lines(rows, totals["mutation"], verbose=verbose):

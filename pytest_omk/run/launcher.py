@@ -134,12 +134,14 @@ class Launcher:
         :attr:`logs`: the calls of samples not graded). Ctrl-C (``settle=False``) waits for none."""
         if self._runner is None:
             return
-        if settle and self._in_flight is not None:
+        if self._in_flight is not None and settle:
             from pytest_omk.execute.in_flight import SETTLE_SECONDS
 
             # A loop stuck past the bound must not hold the run: the bound is the wait's too.
             with contextlib.suppress(concurrent.futures.TimeoutError):
                 self._runner.submit(self._in_flight.settle()).result(timeout=SETTLE_SECONDS + 5)
+        elif self._in_flight is not None:
+            self._in_flight.close()  # before cancelling: a slot freed must send nothing more
         self._runner.cancel_pending()
 
     @property
@@ -151,5 +153,7 @@ class Launcher:
         """End every call and the loop; ``cleanup()`` gives the coroutine that closes the clients
         (asked for only when the loop was started)."""
         if self._runner is not None:
+            if self._in_flight is not None:
+                self._in_flight.close()
             self._runner.close(cleanup())
             self._runner = None

@@ -85,3 +85,23 @@ def test_settle_returns_with_the_calls_still_unanswered_at_its_bound() -> None:
         return left
 
     assert asyncio.run(scenario()) == 1
+
+
+def test_once_closed_a_call_granted_a_slot_sends_nothing() -> None:
+    """Ctrl-C: the door closes before the cancellations, so a slot one of them frees sends nothing."""
+
+    async def scenario() -> tuple[InFlight, list[str]]:
+        flight, events = InFlight(), []
+
+        async def answer() -> str:
+            events.append("sent")
+            return "ok"
+
+        flight.close()
+        with pytest.raises(asyncio.CancelledError):
+            await flight.finishing(answer, lambda: events.append("cut"))()
+        return flight, events
+
+    flight, events = asyncio.run(scenario())
+    assert events == []
+    assert (flight.sent, flight.cut) == (0, 0)
