@@ -69,22 +69,18 @@ def _plus(total: int | None, value: int | None) -> int | None:
 
 
 def not_graded_lines(usage: Mapping[str, Mapping[str, Any]]) -> list[str]:
-    """``omk: 8 calls for samples not run (not graded), counted in the totals above``, or nothing."""
+    """``omk: 8 calls for samples not run (not graded), in the usage and cost totals``, or nothing."""
     calls = sum(int(part.get("notGraded") or 0) for part in usage.values())
     if not calls:
         return []
     return [
         f"omk: {calls} call{'' if calls == 1 else 's'} for samples not run (not graded), "
-        "counted in the usage and cost totals"
+        "in the usage and cost totals"
     ]
 
 
 def cut_lines(cut: int) -> list[str]:
-    """``omk: 3 calls were in flight when the run was interrupted …``, or nothing."""
+    """``omk: 3 calls cut off in flight by the stop (sent, cost unknown)``, or nothing."""
     if not cut:
         return []
-    calls = f"{cut} call{'' if cut == 1 else 's'} {'was' if cut == 1 else 'were'}"
-    return [
-        f"omk: {calls} in flight when the run stopped (sent, answer not awaited), "
-        "counted as failed calls of unknown cost"
-    ]
+    return [f"omk: {cut} call{'' if cut == 1 else 's'} cut off in flight by the stop (sent, cost unknown)"]
