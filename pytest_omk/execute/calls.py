@@ -15,8 +15,10 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 
+from pytest_omk.errors import BudgetExhausted
 from pytest_omk.execute.base import Executor, TransientError
 from pytest_omk.execute.budget import Budget
+from pytest_omk.execute.in_flight import InFlight
 from pytest_omk.execute.progress import CallProgress
 from pytest_omk.execute.retry import AdaptiveLimiter, RetryPolicy, call_with_retries
 from pytest_omk.models.accounting import CallLedger, CallLog, CallRecord, Role, role_of
@@ -27,7 +29,8 @@ from pytest_omk.recordings.store import RecordingStore
 
 CUT_OFF = "omk: the sample's time ran out"
 """The message a sample's calls are cancelled with when its time limit ends them
-(``run/cutoff.py``): a call already sent is then counted as a failed live call, as it was spent."""
+(``run/cutoff.py``). A call already sent is counted as a failed live call however it is cancelled
+(``execute/in_flight.py``): it was spent."""
 
 
 def executor_endpoint(executor: Executor) -> str | None:
@@ -50,6 +53,8 @@ class ModelCalls:
     """The run's spending cap: every live call asks it first (``--omk-budget-usd``/``-tokens``)."""
     ledger: CallLedger = field(default_factory=CallLedger)
     """Where every call is recorded (through the sample's log when there is one)."""
+    in_flight: InFlight = field(default_factory=InFlight)
+    """The calls sent and not answered yet: a run that ends normally waits for them (they count)."""
     app_limiter: AdaptiveLimiter | None = None
     """How many runs of an app under test at once (``None``: as many as ``limiter`` allows). An
     app's run is no model call: its model calls take ``limiter``'s slots at the gateway, which
@@ -105,8 +110,8 @@ class ModelCalls:
             sent = True
             try:
                 result, retries = await self._sent(executor, attempt, role, model, note)
-            except Exception:
-                if not app:  # a model call that failed for good counts
+            except Exception as exc:
+                if not app and not isinstance(exc, BudgetExhausted):  # refused: never sent
                     note(CallRecord(role, model, failed=True))
                 raise
             # An app under test runs live whatever its model calls did: its result says whether
@@ -145,23 +150,21 @@ class ModelCalls:
     ) -> tuple[ExecutionResult, int]:
         """A live ``attempt``: an app's run in its own slots; a model call asking the budget, and
         noted as soon as it is answered (before the budget settles it: the ledger is what it reads).
-        A call sent and then cut off by its sample's time limit (:data:`CUT_OFF`) is noted failed."""
+        A call sent and then cut off (Ctrl-C, the settle bound, its sample's time limit) is noted failed."""
 
         def answered(result: ExecutionResult) -> None:
             note(CallRecord.answered(role, model, result.model_copy(update={"replayed": False})))
 
         try:
-            if not executor.records_answers:
-                return await self._live(attempt, self.app_limiter)
+            if not executor.records_answers:  # an app's run: a normal end waits for it too
+                return await self._live(self.in_flight.finishing(attempt, None), self.app_limiter)
+            # Sent is spent: a run ending normally waits for its answer; one cut off still counts.
+            counted = self.in_flight.finishing(attempt, lambda: note(CallRecord(role, model, failed=True)))
             if self.budget is None:
-                result, retries = await self._live(attempt)
+                result, retries = await self._live(counted)
                 answered(result)
                 return result, retries
-            return await budgeted(self.budget, attempt, self._live, answered)
-        except asyncio.CancelledError as exc:
-            if attempt.sent and executor.records_answers and CUT_OFF in exc.args:
-                note(CallRecord(role, model, failed=True))
-            raise
+            return await budgeted(self.budget, counted, self._live, answered)
         finally:
             attempt.ended()
 

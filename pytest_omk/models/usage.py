@@ -36,7 +36,7 @@ class RoleUsage(BaseModel):
 
     # As every record part: unknown keys ignored (older reports), validators built on first use.
     model_config = ConfigDict(extra="ignore", defer_build=True)
-    OPTIONAL_KEYS: ClassVar[tuple[str, ...]] = ("spent",)
+    OPTIONAL_KEYS: ClassVar[tuple[str, ...]] = ("spent", "notGraded")
 
     calls: int = Field(default=0, ge=0)
     live: int = Field(default=0, ge=0)
@@ -53,12 +53,17 @@ class RoleUsage(BaseModel):
     """Answered calls whose executor reported no cost."""
     spent: LiveSpend | None = None
     """What the live calls spent now (present only when the role made live calls)."""
+    notGraded: int = Field(default=0, ge=0)
+    """Of ``calls``, those made for samples that never ran (a run cut short: ``-x``, ``--maxfail``,
+    Ctrl-C): answered and paid, graded on no sample. Only in the summary, only when not 0."""
 
     @model_serializer(mode="wrap")
     def _leave_out_unset_spent(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         data: dict[str, Any] = handler(self)
         if self.spent is None:
             data.pop("spent", None)
+        if not self.notGraded:
+            data.pop("notGraded", None)
         return data
 
 

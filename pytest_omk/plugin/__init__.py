@@ -120,10 +120,16 @@ def _register_reporting(config: pytest.Config, session: OmkSession) -> None:
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(DeepQueues(settings.concurrency), "omk-xdist-queues")
         # One feature, one plugin object: the records are gathered and published by the controller.
+        from pytest_omk.plugin.not_graded import CutCalls
         from pytest_omk.plugin.summary_parts import SummaryParts
 
-        parts = SummaryParts(settings, lambda: calls.budget.refused if calls.budget is not None else 0)
+        parts = SummaryParts(
+            settings,
+            lambda: calls.budget.refused if calls.budget is not None else 0,
+            lambda: tuple(session.launcher.logs.values()),  # samples started, never run
+        )
         config.pluginmanager.register(parts, "omk-summary-parts")
+        config.pluginmanager.register(CutCalls(lambda: session.launcher.cut_calls), "omk-cut-calls")
         collector = RecordCollector(config, settings, parts)
         config.stash[record_collector_key] = collector
         config.pluginmanager.register(collector, "omk-records")
@@ -131,6 +137,12 @@ def _register_reporting(config: pytest.Config, session: OmkSession) -> None:
         from pytest_omk.plugin.budget import WorkerRefusals
 
         config.pluginmanager.register(WorkerRefusals(config, lambda: calls.budget), "omk-worker-refusals")
+    if hasattr(config, "workerinput"):  # the calls of samples it never ran, for the controller
+        from pytest_omk.plugin.not_graded import WorkerNotGraded
+
+        launcher = session.launcher
+        untaken = WorkerNotGraded(config, lambda: tuple(launcher.logs.values()), lambda: launcher.cut_calls)
+        config.pluginmanager.register(untaken, "omk-worker-not-graded")
 
 
 def _checked_settings(config: pytest.Config) -> Settings:

@@ -181,7 +181,9 @@ class RecordCollector:
         out.write_sep("=", "omk scores")
         verbosity = terminalreporter.config.get_verbosity()
         width = terminal_width(terminalreporter)
-        for line in render_summary(rows, verbose=verbosity >= 0, width=width, wide=verbosity >= 1):
+        for line in render_summary(
+            rows, verbose=verbosity >= 0, width=width, wide=verbosity >= 1, totals=self.totals
+        ):
             out.write_line(line)
         self.parts.write(out, rows, self.totals or {}, verbose=verbosity >= 1)
         analysis = self.analyze(rows)

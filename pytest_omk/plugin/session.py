@@ -23,6 +23,7 @@ from pytest_omk.plugin.collection import CollectionHooks, check_sample_file
 from pytest_omk.plugin.compat import item_level_capture
 from pytest_omk.plugin.gc_policy import young_collections_spaced
 from pytest_omk.plugin.item_records import ItemReports, note
+from pytest_omk.plugin.not_graded import ctrl_c
 from pytest_omk.plugin.planning import Planner
 from pytest_omk.plugin.requires import Requirements
 from pytest_omk.plugin.sample_timeouts import within_time_limit
@@ -230,11 +231,15 @@ class OmkSession:
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
         if self._adopted and not session.config.option.collectonly:
             self._before_run_loop(session)
+        settle = True  # a run that ends normally waits for its sent calls; Ctrl-C for none
         try:
             with young_collections_spaced():  # see pytest_omk.plugin.gc_policy
                 return (yield)
+        except BaseException as exc:
+            settle = not ctrl_c(exc, session)
+            raise
         finally:
-            self.launcher.cancel_pending()
+            self.launcher.cancel_pending(settle=settle)
 
     def _before_run_loop(self, session: pytest.Session) -> None:
         # A method of its own, not the wrapper's body: the wrapper's frame lives as long as the run

@@ -3,25 +3,36 @@ repeats, carried samples and mutation; the terminal's lines and the exit rule th
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import pytest
 
 from pytest_omk.config.settings import Settings
 from pytest_omk.execute.budget import BudgetLimits
+from pytest_omk.models.accounting import CallLog
+from pytest_omk.plugin.not_graded import worker_log
 from pytest_omk.report.mutation import mutation_lines
+from pytest_omk.report.not_graded import not_graded_usage
 from pytest_omk.report.summary_parts import extra_lines, extra_totals, unfinished
 
 
 class SummaryParts:
     """The summary's optional parts on the controller (see the module docstring)."""
 
-    def __init__(self, settings: Settings, refused: Callable[[], int]) -> None:
-        """``refused``: the live calls this process's budget refused (its spend is in the records)."""
+    def __init__(
+        self,
+        settings: Settings,
+        refused: Callable[[], int],
+        untaken: Callable[[], Iterable[CallLog]] = tuple,
+    ) -> None:
+        """``refused``: the live calls this process's budget refused (its spend is in the records);
+        ``untaken``: the call logs of samples started and never run (no record carries them)."""
         self.settings = settings
         self._refused = refused
+        self._untaken = untaken
         self._worker_refused = 0
+        self._worker_untaken: list[CallLog] = []
         self.carried: list[dict[str, Any]] = []
         """Records of samples the workers carried (``--omk-changed``), for the record collector."""
 
@@ -33,12 +44,17 @@ class SummaryParts:
             self._worker_refused += refused
         if isinstance(records := output.get("omk_carried"), list):
             self.carried.extend(records)
+        if (log := worker_log(output)) is not None:
+            self._worker_untaken.append(log)
 
     def totals(self, rows: list[dict[str, Any]]) -> dict[str, Any]:
         """The summary's ``budget``, ``repeats``, ``carried`` and ``mutation`` parts (those in use)."""
         limits = BudgetLimits(self.settings.budget_usd, self.settings.budget_tokens)
         refused = self._refused() + self._worker_refused
-        return extra_totals(rows, limits=limits, refused=refused, mutate=self.settings.mutate)
+        not_graded = not_graded_usage([*self._untaken(), *self._worker_untaken])
+        return extra_totals(
+            rows, limits=limits, refused=refused, mutate=self.settings.mutate, not_graded=not_graded
+        )
 
     def exit_status(self, rows: list[dict[str, Any]], totals: dict[str, Any], status: int) -> int:
         """The run's exit status once these parts are counted."""

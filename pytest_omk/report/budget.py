@@ -17,10 +17,16 @@ def budget_skipped(row: Mapping[str, Any]) -> bool:
     return row.get("outcome") == "skipped" and str(row.get("skipReason") or "").startswith(SKIP_PREFIX)
 
 
-def budget_summary(rows: Sequence[Mapping[str, Any]], refused: int, limits: BudgetLimits) -> dict[str, Any]:
+def budget_summary(
+    rows: Sequence[Mapping[str, Any]],
+    refused: int,
+    limits: BudgetLimits,
+    usage: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
     """The summary's ``budget`` section: the caps, the totals of the usage block's live spend
-    compared to them, the refused calls and the samples not run."""
-    spent = [part["spent"] for part in usage_totals(rows).values() if part.get("spent")]
+    compared to them (``usage``: the run's, when it differs from the rows'), the refused calls and
+    the samples not run."""
+    spent = [part["spent"] for part in (usage or usage_totals(rows)).values() if part.get("spent")]
     return {
         "limitUSD": limits.usd,
         "limitTokens": limits.tokens,
@@ -46,7 +52,11 @@ def budget_lines(section: Mapping[str, Any], usage: Mapping[str, Mapping[str, An
         caps.append(f"{section['tokens']:,} of {section['limitTokens']:,} tokens")
     line = f"omk budget: {' and '.join(caps)} spent on {sum(answered.values())} live calls ({split})"
     not_run = int(section.get("notRun", 0))
-    line += f"; {not_run} samples not run" if not_run else "; every sample ran"
+    not_graded = sum(int(part.get("notGraded") or 0) for part in usage.values())
+    if not_run or not_graded:
+        line += f"; {not_run} samples not run" if not_run else "; not every sample ran"
+    else:
+        line += "; every sample ran"
     lines = [line]
     unpriced = sum(int(s.get("unpricedCalls", 0)) for s in spent.values())
     if unpriced:

@@ -5,23 +5,38 @@ their JUnit properties and the exit rule they add. No pytest."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_omk.execute.budget import BudgetLimits
 from pytest_omk.grade.repeats import repeat_lines, repeat_summary
 from pytest_omk.report.budget import budget_lines, budget_summary
 from pytest_omk.report.changed import carried_lines
+from pytest_omk.report.not_graded import not_graded_lines, with_not_graded, with_not_graded_calls
+from pytest_omk.report.usage import total_cost, usage_totals
+
+if TYPE_CHECKING:
+    from pytest_omk.models.accounting import Role, Usage
 
 
 def extra_totals(
-    rows: Sequence[Mapping[str, Any]], *, limits: BudgetLimits, refused: int, mutate: bool
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    limits: BudgetLimits,
+    refused: int,
+    mutate: bool,
+    not_graded: Mapping[Role, Usage] | None = None,
 ) -> dict[str, Any]:
-    """The summary's ``budget``, ``repeats``, ``carried`` and ``mutation`` parts (those in use)."""
+    """The summary's ``budget``, ``repeats``, ``carried`` and ``mutation`` parts (those in use);
+    with ``not_graded`` calls (samples started, never run), the ``usage`` and cost that count them."""
     from pytest_omk.report.mutation import mutation_summary
 
     totals: dict[str, Any] = {}
+    if not_graded and any(part.calls for part in not_graded.values()):
+        totals["usage"] = with_not_graded(usage_totals(rows), not_graded)
+        totals["costUSD"] = total_cost(totals["usage"])
+        totals["modelCalls"] = with_not_graded_calls(rows, not_graded)
     if limits.active:
-        totals["budget"] = budget_summary(rows, refused, limits)
+        totals["budget"] = budget_summary(rows, refused, limits, totals.get("usage"))
     repeats = repeat_summary(rows)
     if repeats is not None:
         totals["repeats"] = repeats
@@ -42,6 +57,7 @@ def extra_lines(
 ) -> list[tuple[str, bool]]:
     """The lines of the parts in use, each with whether it is shown in red (an incomplete run)."""
     lines = [(line, False) for line in repeat_lines(totals.get("repeats")) + carried_lines(rows, baseline)]
+    lines += [(line, False) for line in not_graded_lines(totals.get("usage") or {})]
     budget = totals.get("budget")
     if budget:
         incomplete = bool(budget["notRun"]) and not allow_incomplete

@@ -136,15 +136,21 @@ def _repeat_cells(repeats: dict[str, Any] | None) -> list[str]:
 
 
 def render_summary(
-    rows: list[dict[str, Any]], *, verbose: bool, width: int = 80, wide: bool = False
+    rows: list[dict[str, Any]],
+    *,
+    verbose: bool,
+    width: int = 80,
+    wide: bool = False,
+    totals: dict[str, Any] | None = None,
 ) -> list[str]:
     """Lines of the section: a table of samples (unless quiet) in ``width`` columns (all of it when
-    ``wide``), then the totals."""
+    ``wide``), then the totals (``totals``: the run's summary, when it counts more than the rows,
+    such as calls of samples not run)."""
     lines: list[str] = []
     if verbose:
         lines.extend(fit_table(_sample_table(rows), width=width, wide=wide))
         lines.append("")
-    return lines + _totals_lines(summarize(rows))
+    return lines + _totals_lines(totals or summarize(rows))
 
 
 def _sample_table(rows: list[dict[str, Any]]) -> list[list[str]]:

@@ -4,8 +4,8 @@ A sample's runs are one task on the call loop. Cancelling its concurrent future 
 thread only asks the loop to cancel the task, later; a caller that reports what the sample's calls
 did (how many were answered, which were cut) must wait until the cancellation has reached every
 call. :class:`Tracked` keeps each sample's task; :func:`cut_off` cancels it with
-:data:`~pytest_omk.execute.calls.CUT_OFF` (so that a call already sent is counted) and returns once
-it is done. No pytest here.
+:data:`~pytest_omk.execute.calls.CUT_OFF` (a call already sent is counted, as every cancelled
+call is: ``execute/in_flight.py``) and returns once it is done. No pytest here.
 """
 
 from __future__ import annotations

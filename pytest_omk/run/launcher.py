@@ -19,6 +19,7 @@ from pytest_omk.models.accounting import CallLog
 
 if TYPE_CHECKING:
     from pytest_omk.execute.base import Executor
+    from pytest_omk.execute.in_flight import InFlight
     from pytest_omk.execute.progress import CallProgress
     from pytest_omk.grade.sequential import StopRule
     from pytest_omk.models.run import SamplePlan, SampleRun
@@ -66,6 +67,7 @@ class Launcher:
         """The started samples' model calls by item id (every call, the judge's too), until taken."""
         self.tasks: dict[str, Tracked] = {}
         """The started samples' tasks on the call loop, until taken (a sample's calls can be cut)."""
+        self._in_flight: InFlight | None = None
         self.on_forget: Callable[[str, CallLog], None] | None = None
         """Told each call log as it is dropped (``--omk-store-durations`` sums its latency)."""
 
@@ -108,6 +110,7 @@ class Launcher:
         from pytest_omk.run.pipeline import run_auto, run_repeated
 
         stages = self._stages()
+        self._in_flight = stages.calls.in_flight
         log = self.logs[key] = CallLog(stages.calls.ledger)  # the sample's calls, in the run's ledger
         if self.grading is not None:
             runs = run_auto(plan, stages, self.grading.rule, self.grading.passed(plan), log)
@@ -157,14 +160,34 @@ class Launcher:
         with contextlib.suppress(concurrent.futures.TimeoutError):
             self.runner().submit(cut_off(slot.task)).result(wait)
 
-    def cancel_pending(self) -> None:
-        """Cancel every call not finished yet (``-x``, Ctrl-C, end of the run loop)."""
-        if self._runner is not None:
-            self._runner.cancel_pending()
+    def cancel_pending(self, *, settle: bool = True) -> None:
+        """End every call of the samples still started (``-x``, a budget stop, Ctrl-C, the end of the
+        run loop). ``settle`` (a run that ends normally): first send nothing more and wait, on
+        events and within :data:`~pytest_omk.execute.in_flight.SETTLE_SECONDS`, for the calls
+        already sent, which are paid for: they are noted in their samples' logs (kept in
+        :attr:`logs`: the calls of samples not graded). Ctrl-C (``settle=False``) waits for none."""
+        if self._runner is None:
+            return
+        if self._in_flight is not None and settle:
+            from pytest_omk.execute.in_flight import SETTLE_SECONDS
+
+            # A loop stuck past the bound must not hold the run: the bound is the wait's too.
+            with contextlib.suppress(concurrent.futures.TimeoutError):
+                self._runner.submit(self._in_flight.settle()).result(timeout=SETTLE_SECONDS + 5)
+        elif self._in_flight is not None:
+            self._in_flight.close()  # before cancelling: a slot freed must send nothing more
+        self._runner.cancel_pending()
+
+    @property
+    def cut_calls(self) -> int:
+        """Calls sent and cancelled before their answer (Ctrl-C, or the settle bound ran out)."""
+        return self._in_flight.cut if self._in_flight is not None else 0
 
     def close(self, cleanup: Callable[[], Coroutine[Any, Any, None]]) -> None:
         """End every call and the loop; ``cleanup()`` gives the coroutine that closes the clients
         (asked for only when the loop was started)."""
         if self._runner is not None:
+            if self._in_flight is not None:
+                self._in_flight.close()
             self._runner.close(cleanup())
             self._runner = None

@@ -148,7 +148,12 @@ def test_ctrl_c_during_slow_http_calls(run_dir: Path, fake_llm: FakeLLM, env: di
         )
         assert wait_until(lambda: len(fake_llm.requests) >= 10, timeout=60)
         exited = interrupt(run)
-        assert_clean_stop(run, exited, run_dir / "recs")
+        out = assert_clean_stop(run, exited, run_dir / "recs")
+    # Nothing waited for the eight slow answers, and the summary says they were sent (a call cut
+    # off is paid for all the same: docs/reporting.md, "Every call is counted").
+    assert "omk: 8 calls cut off in flight by the stop" in out, out
+    # The slots their cancellations freed sent nothing more: two quick answers, eight cut off.
+    assert len(fake_llm.requests) == 10
     audit = audit_recordings(run_dir / "recs")
     assert len(audit.documents) == 2
     for document in audit.documents:
