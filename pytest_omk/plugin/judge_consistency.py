@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from pytest_omk.compare.agreement import replicate_alpha
+from pytest_omk.plugin.safety import ShownLines
 
 judge_consistency_key = pytest.StashKey["JudgeConsistency"]()
 
@@ -65,10 +66,12 @@ class JudgeConsistency:
         terminalreporter.write_sep("=", "omk judge consistency")
         for name, f in figures.items():
             alpha = "undefined" if f["alpha"] is None else f"{f['alpha']:.3f}"
-            terminalreporter.write_line(f"{name}: alpha {alpha} across replicates ({f['units']} samples)")
+            ShownLines(terminalreporter).write_line(
+                f"{name}: alpha {alpha} across replicates ({f['units']} samples)"
+            )
         below = [name for name, f in figures.items() if f["below"]]
         if below:
-            terminalreporter.write_line(
+            ShownLines(terminalreporter).write_line(
                 f"FAILED: judge consistency below --omk-min-judge-consistency {self.minimum:g}: {', '.join(below)}",
                 red=True,
             )
