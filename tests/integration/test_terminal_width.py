@@ -2,9 +2,10 @@
 
 One run with long sample ids, a long baseline path, samples carried by ``--omk-changed``, many
 samples changed against the baseline, the regression gate, known failures, mutation, a budget and
-a shard cut by durations: every line of pytest-omk's own in the header and in its summary sections
-is at most 80 columns, and each of its messages is still there whole once its wrapped lines are
-joined again (tests/support/wrapped.py).
+a shard cut by durations; another with live calls to a model of a long name that also judges:
+every line of pytest-omk's own in the header and in its summary sections is at most 80 columns,
+and each of its messages is still there whole once its wrapped lines are joined again
+(tests/support/wrapped.py).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import json
 
 import pytest
 
+from tests.fakes.fake_llm import FakeLLM
 from tests.support import load_report, run_pytest, sample, write_sample_set
 from tests.support.wrapped import unwrapped
 
@@ -53,10 +55,16 @@ def write_project(pytester: pytest.Pytester, prompts: dict[int, str]) -> None:
 
 
 def own_lines(lines: list[str]) -> list[str]:
-    """Everything the run printed up to pytest's short summary but pytest's own header lines."""
+    """Everything the run printed up to pytest's short summary or last line, but pytest's own
+    header lines and its warnings summary (which pytest prints as they are)."""
     start = next(i for i, line in enumerate(lines) if "test session starts" in line)
-    end = next(i for i, line in enumerate(lines) if "short test summary info" in line)
-    return [line for line in lines[start + 1 : end] if not line.startswith(PYTEST_HEADER)]
+    end = next((i for i, line in enumerate(lines) if "short test summary info" in line), len(lines) - 1)
+    kept = [line for line in lines[start + 1 : end] if not line.startswith(PYTEST_HEADER)]
+    if any("warnings summary" in line for line in kept):
+        first = next(i for i, line in enumerate(kept) if "warnings summary" in line)
+        last = next(i for i, line in enumerate(kept) if line.startswith("-- Docs:"))
+        del kept[first : last + 1]
+    return kept
 
 
 def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
@@ -136,3 +144,45 @@ def test_every_line_of_its_own_fits_80_columns_and_says_everything(
     )
     report = load_report(pytester.path / "new.json")
     assert sum(1 for s in report["samples"] if s.get("carried")) == 3
+
+
+MODEL = "Meta-Llama-3.1-70B-Instruct-Q4_K_M-imatrix-calibrated-2026-11.gguf"
+
+
+def test_a_live_run_with_a_long_model_name_fits_80_columns_too(
+    pytester: pytest.Pytester, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The calls and cost by role, the budget's lines and the warning that names the model."""
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.openai_base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-terminal-width-test-3e9a14")
+    fake_llm.script(default={"text": "alpha beta", "model": MODEL})
+    fake_llm.add_rule(
+        reply={"text": '{"reasoning": "r", "score": 4, "reason": "ok"}', "model": MODEL}, system="judge"
+    )
+    rubric = {"clarity": {"criterion": "clear", "weight": 1}}
+    write_sample_set(
+        pytester, *(sample(sid(i), f"question {i}", assertions=CHECK, rubric=rubric) for i in range(3))
+    )
+    result = run_pytest(
+        pytester, "-p", "no:cacheprovider", "--omk-executor=openai", f"--omk-model={MODEL}",
+        "--omk-judge=openai", f"--omk-judge-model={MODEL}", "--omk-budget-usd=2", "--omk-concurrency=1",
+        "-rN", record_mode="off",
+    )  # fmt: skip
+    result.assert_outcomes(passed=3)
+
+    lines = own_lines(result.outlines)
+    assert not [line for line in lines if len(line) > 80], "\n".join(lines)
+    shown = unwrapped(lines)
+    shown.fnmatch_lines(
+        [
+            "model calls: 6 live, 0 replayed  cost: -",
+            "  model under test: 3 calls (3 live, 0 replayed), tokens * in / * out, - (+ 3 of unknown cost)",
+            "  judge: 3 calls (3 live, 0 replayed), tokens * in / * out, - (+ 3 of unknown cost)",
+            f"warning: the judge is the model under test ('{MODEL}' at {fake_llm.base_url}*): a model grading its "
+            "own answers tends to favour them; judge with another model (--omk-judge-model, --omk-judge)",
+            "omk budget: $0 of $2.00 spent on 6 live calls (model 3, judge 3); every sample ran",
+            "omk budget: 6 unpriced calls (* tokens) are not in the dollar figure: they count by tokens only "
+            "(--omk-budget-tokens)",
+        ]
+    )
