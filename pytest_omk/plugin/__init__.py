@@ -23,7 +23,7 @@ from pytest_omk.plugin.options import add_options, ini_names, settings_from_conf
 from pytest_omk.plugin.otel import register as register_otel
 from pytest_omk.plugin.recordings import RecordingsPlugin
 from pytest_omk.plugin.run_info import RunInfo
-from pytest_omk.plugin.safety import masked_key
+from pytest_omk.plugin.safety import header_lines, masked_key
 from pytest_omk.plugin.session import OmkSession
 from pytest_omk.plugin.tracebacks import drop_lineless_entries
 from pytest_omk.plugin.xdist.prefetch import DeepQueues
@@ -170,11 +170,11 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     note = [host.settings.record_mode_note] if host is not None and host.settings.record_mode_note else []
     answerer = config.stash.get(answerer_key, None)
     if answerer is None or host is None:
-        return note
+        return header_lines(config, note)
     from pytest_omk.plugin.app_code import app_code_header
 
     lines = answerer.header(host.settings.record_mode, host.settings.app_record)
-    return [*note, *lines, *app_code_header(host.settings, answerer)]
+    return header_lines(config, [*note, *lines, *app_code_header(host.settings, answerer)])
 
 
 def _register_explicit_samples(config: pytest.Config, session: OmkSession) -> None:

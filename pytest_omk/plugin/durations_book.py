@@ -17,6 +17,7 @@ import pytest
 from pytest_omk.config.durations import read_durations, write_durations
 from pytest_omk.errors import ConfigError
 from pytest_omk.models.accounting import CallLog
+from pytest_omk.plugin.safety import ShownLines
 
 WORKER_KEY = "omk_durations"
 """Where a worker leaves its samples' seconds for the controller (its ``workeroutput``)."""
@@ -65,7 +66,7 @@ class DurationsBook:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         """Say where the durations went."""
         if self.seconds and not hasattr(self.config, "workerinput"):
-            terminalreporter.write_line(
+            ShownLines(terminalreporter).write_line(
                 f"omk: recorded latency of {len(self.seconds)} samples written to {self.path} "
                 "(--omk-shard-by durations reads it)"
             )

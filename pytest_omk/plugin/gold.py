@@ -26,6 +26,7 @@ from pytest_omk.loading.gold import load_gold
 from pytest_omk.models.calibration import Calibration
 from pytest_omk.models.gold import GoldDataset
 from pytest_omk.plugin.nodes import shown_key
+from pytest_omk.plugin.safety import ShownLines
 from pytest_omk.report.calibration import csv_text, failure_text, figure_lines
 
 gold_plugin_key = pytest.StashKey["GoldPlugin"]()
@@ -174,12 +175,13 @@ class GoldPlugin:
         """The ``omk judge agreement`` section: each calibration's verdict and figures."""
         if not self.results:
             return
-        terminalreporter.write_sep("=", "omk judge agreement")
+        out = ShownLines(terminalreporter)
+        out.write_sep("=", "omk judge agreement")
         for found in self.results.values():
-            terminalreporter.write_line(f"{self.shown(found.dataset)}: {'FAILED' if found.failures else 'passed'}",
-                                        red=bool(found.failures))  # fmt: skip
+            out.write_line(f"{self.shown(found.dataset)}: {'FAILED' if found.failures else 'passed'}",
+                           red=bool(found.failures))  # fmt: skip
             for line in [*(f"  FAILED gate: {f}" for f in found.failures), *figure_lines(found, self.shown)]:
-                terminalreporter.write_line(line)
+                out.write_line(line)
 
 
 def _display(directory: Path, rootdir: Path) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from pytest_omk.compare.agreement import replicate_alpha
+from pytest_omk.plugin.safety import ShownLines
 
 judge_consistency_key = pytest.StashKey["JudgeConsistency"]()
 
@@ -62,13 +63,14 @@ class JudgeConsistency:
         figures = self.figures()
         if not figures:
             return
-        terminalreporter.write_sep("=", "omk judge consistency")
+        out = ShownLines(terminalreporter)  # each line wrapped to the terminal's width
+        out.write_sep("=", "omk judge consistency")
         for name, f in figures.items():
             alpha = "undefined" if f["alpha"] is None else f"{f['alpha']:.3f}"
-            terminalreporter.write_line(f"{name}: alpha {alpha} across replicates ({f['units']} samples)")
+            out.write_line(f"{name}: alpha {alpha} across replicates ({f['units']} samples)")
         below = [name for name, f in figures.items() if f["below"]]
         if below:
-            terminalreporter.write_line(
+            out.write_line(
                 f"FAILED: judge consistency below --omk-min-judge-consistency {self.minimum:g}: {', '.join(below)}",
                 red=True,
             )

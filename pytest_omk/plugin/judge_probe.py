@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from pytest_omk.compare.bootstrap import bootstrap_interval
+from pytest_omk.plugin.safety import ShownLines
 
 judge_probe_key = pytest.StashKey["JudgeProbe"]()
 
@@ -64,15 +65,16 @@ class JudgeProbe:
         figures = self.figures()
         if not figures:
             return
-        terminalreporter.write_sep("=", "omk judge length probe")
+        out = ShownLines(terminalreporter)  # each line wrapped to the terminal's width
+        out.write_sep("=", "omk judge length probe")
         for name, f in figures.items():
-            terminalreporter.write_line(
+            out.write_line(
                 f"{name}: mean shift {f['meanShift']:+.2f} with filler appended "
                 f"(95% CI {f['low']:+.2f} to {f['high']:+.2f}, {f['samples']} samples)"
             )
         beyond = [name for name, f in figures.items() if f["beyond"]]
         if beyond:
-            terminalreporter.write_line(
+            out.write_line(
                 f"FAILED: judge length bias beyond --omk-max-judge-bias {self.maximum:g}: {', '.join(beyond)}",
                 red=True,
             )

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from pytest_omk.errors import SampleFailed
+from pytest_omk.plugin.safety import ShownLines
 from pytest_omk.report.view import failure_reasons
 
 KNOWN = "failed in the baseline too"
@@ -95,7 +96,7 @@ class KnownFailures:
         """One line: how many known failures failed again and how many pass now."""
         if hasattr(self.config, "workerinput") or not self.counts:
             return
-        terminalreporter.write_line(
+        ShownLines(terminalreporter).write_line(
             f"omk known failures (--omk-known-failures=xfail, baseline {self.baseline}): "
             f"{self.counts['xfailed']} failed again (xfail), {self.counts['xpassed']} pass now (xpass)"
         )

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from pytest_omk.plugin.nodes import SampleItem
+from pytest_omk.plugin.safety import ShownLines
 
 
 class NotRunCount:
@@ -39,6 +40,6 @@ class NotRunCount:
             return
         missing = len(self.collected - self.finished)
         if missing:
-            terminalreporter.write_line(
+            ShownLines(terminalreporter).write_line(
                 f"omk: interrupted: {missing} of {len(self.collected)} samples not run", yellow=True
             )

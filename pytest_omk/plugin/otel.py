@@ -18,6 +18,7 @@ from urllib.parse import unquote
 import pytest
 
 from pytest_omk.plugin.run_info import outcome_of
+from pytest_omk.plugin.safety import ShownLines
 
 if TYPE_CHECKING:
     from pytest_omk.config.settings import Settings
@@ -182,7 +183,7 @@ class OtelPlugin:
         where = self.options.scrub(endpoint(environment_snapshot()))
         processes = "" if len(self.failures) == 1 else f" ({len(self.failures)} processes)"
         # What the exporter logged may quote the collector's answer: made visible, as every sink's text.
-        terminalreporter.write_line(
+        ShownLines(terminalreporter).write_line(
             visible(
                 f"omk: warning: OpenTelemetry export to {where} failed: {self.failures[0]}{processes}; "
                 "the run's results are unaffected"

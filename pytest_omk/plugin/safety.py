@@ -13,6 +13,8 @@ import pytest
 
 from pytest_omk._util.visible import visible, workflow_inert
 from pytest_omk.errors import ConfigError
+from pytest_omk.plugin.compat import terminal_width
+from pytest_omk.report.wrap import TableRow, wrap_line, wrap_lines
 
 if TYPE_CHECKING:
     from pytest_omk.loading import SampleBundle
@@ -79,19 +81,30 @@ def omk_warning(message: str) -> pytest.PytestWarning:
 class ShownLines:
     """The terminal reporter's ``write_line``/``write_sep`` with every line passed through the
     run's ``shown`` (scrubbed, escaped, inert under CI): for sections that print foreign text (the
-    ``omk scores`` table holds sample ids and servers' reasons)."""
+    ``omk scores`` table holds sample ids and servers' reasons), then wrapped to the terminal's
+    width (:mod:`pytest_omk.report.wrap`; a table's rows are kept whole). Without ``shown`` it
+    only wraps: for lines of the plugin's own text."""
 
-    def __init__(self, reporter: Any, shown: Callable[[str], str]) -> None:
+    def __init__(self, reporter: Any, shown: Callable[[str], str] = str) -> None:
         self._reporter = reporter
         self._shown = shown
+        self._width = terminal_width(reporter)
 
     def write_line(self, line: str, **markup: bool) -> None:
-        """One line, shown safely."""
-        self._reporter.write_line(self._shown(line), **markup)
+        """One line, shown safely, on as many terminal lines as it needs."""
+        text = self._shown(line)
+        for part in wrap_line(TableRow(text) if isinstance(line, TableRow) else text, self._width):
+            self._reporter.write_line(part, **markup)
 
     def write_sep(self, sep: str, title: str, **markup: bool) -> None:
         """A separator line with a title, shown safely."""
         self._reporter.write_sep(sep, self._shown(title), **markup)
+
+
+def header_lines(config: pytest.Config, lines: list[str]) -> list[str]:
+    """Lines a ``pytest_report_header`` or ``pytest_report_collectionfinish`` hook returns, wrapped
+    to the terminal's width as the summary's are (pytest writes them as they are)."""
+    return wrap_lines(lines, terminal_width(config.pluginmanager.get_plugin("terminalreporter")))
 
 
 def sandbox_notice(config: pytest.Config, session: pytest.Session, executor: str | None) -> None:
@@ -104,4 +117,4 @@ def sandbox_notice(config: pytest.Config, session: pytest.Session, executor: str
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     notice = Sandbox.detect().notice
     if reporter is not None and notice is not None:
-        reporter.write_line(f"omk: {notice}", yellow=True)
+        ShownLines(reporter).write_line(f"omk: {notice}", yellow=True)

@@ -29,6 +29,7 @@ from pytest_omk.config.settings import Settings
 from pytest_omk.config.shard import Shard, weighted_bounds
 from pytest_omk.errors import ConfigError
 from pytest_omk.execute.budget import Budget, BudgetLimits
+from pytest_omk.plugin.safety import header_lines
 
 _OWN = ("_pytest.", "pytest_omk.", "pytest ")
 
@@ -156,7 +157,7 @@ class ShardCut:
         if shard is None:
             return []
         source = f" from {self.settings.shard_source}" if self.settings.shard_source else ""
-        return [f"omk: shard {shard}{source}, cut by {self.settings.shard_by}"]
+        return header_lines(config, [f"omk: shard {shard}{source}, cut by {self.settings.shard_by}"])
 
     def pytest_report_collectionfinish(self, config: pytest.Config) -> list[str]:
         """Say which shard this is, where K/N came from and this shard's share of the weight."""
@@ -181,7 +182,7 @@ class ShardCut:
             lines.append(
                 f"omk: budget of shard {cut.shard}: {' and '.join(caps)} ({cut.share:.1%} of the weight)"
             )
-        return lines
+        return header_lines(config, lines)
 
 
 def shard_limits(config: pytest.Config, settings: Settings) -> BudgetLimits:

@@ -20,7 +20,7 @@ import contextlib
 from typing import Any, Protocol, TypeVar
 
 from pytest_omk.execute.progress import Snapshot, render
-from pytest_omk.plugin.compat import current_line, restore_current_line, terminal_writer
+from pytest_omk.plugin.compat import current_line, restore_current_line, terminal_width, terminal_writer
 from pytest_omk.report.view import money
 
 T = TypeVar("T")
@@ -91,7 +91,8 @@ class StatusLine:
 
     def _draw_now(self, snapshot: Snapshot | None) -> None:
         if not self._tty:
-            self._reporter.write_line(self._text(snapshot, None))
+            # A line of the log, in the form that fits the width (docs/reporting.md, line width).
+            self._reporter.write_line(self._text(snapshot, terminal_width(self._reporter)))
             return
         writer = terminal_writer(self._reporter)
         if not self._shown:

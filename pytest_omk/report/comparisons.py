@@ -7,6 +7,7 @@ from typing import Any
 
 from pytest_omk.compare.bootstrap import CONFIDENCE, RESAMPLES
 from pytest_omk.compare.variants import MEAN_LAYERS
+from pytest_omk.report.wrap import TableRow
 
 _SHOWN_LAYERS = tuple(layer for layer in MEAN_LAYERS if layer != "assertions")
 
@@ -21,14 +22,17 @@ def cell(value: float | None, *, signed: bool = False) -> str:
 def table(
     header: Sequence[str], body: Sequence[Sequence[str]], *, left: int = 1, indent: str = "  "
 ) -> list[str]:
-    """Aligned columns: the first ``left`` columns left-justified, the rest right-justified."""
+    """Aligned columns: the first ``left`` columns left-justified, the rest right-justified (rows
+    the terminal's wrapping keeps whole)."""
     rows = [list(header), *(list(r) for r in body)]
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     return [
-        indent
-        + "  ".join(
-            c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
-        ).rstrip()
+        TableRow(
+            indent
+            + "  ".join(
+                c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))
+            ).rstrip()
+        )
         for r in rows
     ]
 

@@ -11,7 +11,8 @@ above its values. The id is never cut. ``-v`` shows everything at full width.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from textwrap import wrap
+
+from pytest_omk.report.wrap import TableRow, wrap_line
 
 SHORT_HEADERS = {"composite": "comp", "behavior": "behav", "replayed": "replay", "latency": "time"}
 _KEEP = ("sample", "outcome")
@@ -21,14 +22,15 @@ Table = list[list[str]]
 
 
 def _render(table: Sequence[Sequence[str]], left: int, gap: str = "  ") -> list[str]:
-    """Rows joined: the first ``left`` columns left-aligned, the others right-aligned."""
+    """Rows joined: the first ``left`` columns left-aligned, the others right-aligned (each a
+    :class:`TableRow`, which the terminal's wrapping keeps whole)."""
     widths = [max(len(row[i]) for row in table) for i in range(len(table[0]))]
-    lines = []
+    lines: list[str] = []
     for row in table:
         cells = [
             c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))
         ]
-        lines.append(gap.join(cells).rstrip())
+        lines.append(TableRow(gap.join(cells).rstrip()))
     return lines
 
 
@@ -74,7 +76,7 @@ def _stacked(table: Table, left: int) -> list[str]:
     values = _render([["", *row[1:]] for row in table], left, gap=" ")
     lines = [values[0]]
     for row, line in zip(table[1:], values[1:], strict=True):
-        lines += [row[0], line]
+        lines += [TableRow(row[0]), line]
     return lines
 
 
@@ -105,7 +107,7 @@ def _with_notes(lines: list[str], notes: list[str], width: int) -> list[str]:
     above = [n for n in notes if n.startswith("(node ids")]
     below = [n for n in notes if n not in above]
     return [
-        *(part for n in above for part in wrap(n, width)),
+        *(part for n in above for part in wrap_line(n, width)),
         *lines,
-        *(part for n in below for part in wrap(n, width)),
+        *(part for n in below for part in wrap_line(n, width)),
     ]

@@ -19,6 +19,7 @@ import pytest
 
 from tests.fakes.fake_llm import FakeLLM
 from tests.support import OmkRun, load_report, report_samples, run_pytest, sample, write_sample_set
+from tests.support.wrapped import unwrapped
 
 KEY = "sk-app-executor-sentinel-4e9d1a7c"
 
@@ -406,7 +407,7 @@ def test_the_command_line_beats_the_hook_and_the_header_says_so(
     write_sample_set(pytester, sample("s", "ping", assertions=[{"type": "equals", "value": "ping"}]))
     result = omk_run("--omk-executor", "echo", "--omk-report", "r.json", "--omk-html", "r.html")
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(
+    unwrapped(result).fnmatch_lines(
         [
             "omk: executor echo (from the command line; the pytest_omk_make_executor hook in conftest.py is not used)"
         ]
@@ -426,7 +427,7 @@ def test_the_hook_beats_the_ini_executor_with_a_one_line_notice(
     write_sample_set(pytester, sample("s", "ping", assertions=[{"type": "equals", "value": "from the hook"}]))
     result = omk_run("--omk-report", "r.json")
     result.assert_outcomes(passed=1)
-    notices = [line for line in result.stdout.lines if "omk_executor = echo" in line]
+    notices = [line for line in unwrapped(result).lines if "omk_executor = echo" in line]
     assert notices == [
         "omk: executor from the pytest_omk_make_executor hook in conftest.py "
         "(omk_executor = echo in the ini file is not used)"
@@ -480,7 +481,7 @@ def test_the_support_app_example_runs_offline_from_its_recorded_model_calls(
         subprocess=True,
     )
     result.assert_outcomes(passed=5)
-    result.stdout.fnmatch_lines(
+    unwrapped(result).fnmatch_lines(
         [
             "omk: executor from the omk_app fixture in conftest.py",
             "omk: the app answers every sample live; its model calls replay from the recordings only (record mode none)",

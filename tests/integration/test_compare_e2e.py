@@ -20,6 +20,7 @@ import jsonschema
 import pytest
 
 from tests.support.runner import run_pytest
+from tests.support.wrapped import unwrapped
 
 REPO = Path(__file__).resolve().parents[2]
 REPORT_SCHEMA = REPO / "schemas" / "report" / "v1" / "report.schema.json"
@@ -399,7 +400,7 @@ def test_baseline_gate_fails_on_an_injected_regression(
 
     same = run(pytester, *gate, "--omk-report=same.json")
     assert same.ret == pytest.ExitCode.OK
-    same.stdout.fnmatch_lines(
+    unwrapped(same).fnmatch_lines(
         ["baseline baseline.json: 4 samples matched, 0 new, 0 not run", "*mean delta: composite +0.00*"]
     )
     assert load_report(pytester.path / "same.json")["baseline"]["regressions"] == []
@@ -408,7 +409,7 @@ def test_baseline_gate_fails_on_an_injected_regression(
     regressed = run(pytester, *gate, "--omk-report=regressed.json")
     assert regressed.ret != pytest.ExitCode.OK
     # Layer means cover the four matched samples: the tripwire's composite (its fact score) is 3.
-    regressed.stdout.fnmatch_lines(
+    unwrapped(regressed).fnmatch_lines(
         [
             "*changed: eval-samples.json::s2  passed -> failed  composite 5.00 -> 3.00 (-2.00)",
             "omk: regression against baseline baseline.json: sample eval-samples.json::s2 passed -> failed "
@@ -427,7 +428,9 @@ def test_the_gate_alone_sets_the_exit_code(pytester: pytest.Pytester) -> None:
     write(pytester, "outputs.json", {"": {"s0": "good", "s1": "good", "s2": "good", "trip": "bad"}})
     without_gate = run(pytester, "--omk-record-mode=off", "--omk-baseline=baseline.json")
     assert without_gate.ret == pytest.ExitCode.OK
-    without_gate.stdout.fnmatch_lines(["*mean delta: composite -0.50  fact -0.50  behavior +0.00  judge -"])
+    unwrapped(without_gate).fnmatch_lines(
+        ["*mean delta: composite -0.50  fact -0.50  behavior +0.00  judge -"]
+    )
     gated = run(
         pytester,
         "--omk-record-mode=off",
@@ -437,7 +440,7 @@ def test_the_gate_alone_sets_the_exit_code(pytester: pytest.Pytester) -> None:
     )
     assert gated.parseoutcomes()["passed"] == 3
     assert gated.ret == pytest.ExitCode.TESTS_FAILED
-    gated.stdout.fnmatch_lines(["*layer fact mean 4.50 -> 4.00 (-0.50, allowed -0.2)*"])
+    unwrapped(gated).fnmatch_lines(["*layer fact mean 4.50 -> 4.00 (-0.50, allowed -0.2)*"])
 
 
 # --- the worked example -------------------------------------------------------------------------

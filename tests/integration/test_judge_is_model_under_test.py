@@ -7,6 +7,7 @@ import pytest
 
 from tests.fakes.fake_llm import FakeLLM
 from tests.support import OmkRun, sample, write_sample_set
+from tests.support.wrapped import unwrapped
 
 KEY = "sk-same-model-test-71c2aa"
 WARNING = "the judge is the model under test"
@@ -32,7 +33,7 @@ def test_one_server_answering_both_names_with_one_model_is_the_judge_grading_its
     args = ("--omk-executor=openai", "--omk-model=alpha", "--omk-judge=anthropic", "--omk-judge-model=beta")
     result = omk_run(*args)
     result.assert_outcomes(passed=1)
-    lines = [line for line in result.stdout.lines if WARNING in line]
+    lines = [line for line in unwrapped(result).lines if WARNING in line]
     assert len(lines) == 1 and "qwen2.5-7b.gguf" in lines[0] and fake_llm.base_url in lines[0]
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from tests.fakes.fake_llm import FakeLLM, RecordedRequest
 from tests.support import OmkRun, load_report, report_samples, sample, write_sample_set
+from tests.support.wrapped import unwrapped
 
 KEY = "sk-structured-output-test-5b1c9e"
 JUDGE_SYSTEM = "judge"
@@ -106,7 +107,7 @@ def test_a_refused_response_format_is_dropped_for_the_endpoint_and_said_once(
     result.assert_outcomes(passed=2)
     refused = [r for r in llm.requests if with_response_format(r)]
     assert len(refused) == 1  # remembered: every later judge call went without it
-    lines = [line for line in result.stdout.lines if f"refused response_format {setting}" in line]
+    lines = [line for line in unwrapped(result).lines if f"refused response_format {setting}" in line]
     assert len(lines) == 1 and "Failed to initialize samplers" in lines[0]
     endpoint = llm.openai_base_url + "/chat/completions"
     assert endpoint in lines[0]
@@ -127,7 +128,9 @@ def test_a_run_that_dropped_it_replays_in_ci_and_says_so_again(
     llm.stop()
     replay = omk_run(*args, "--omk-record-mode=none")
     replay.stdout.fnmatch_lines(["samples: 2  failed 2", "model calls: 0 live, *"])
-    assert len([line for line in replay.stdout.lines if "refused response_format json_object" in line]) == 1
+    assert (
+        len([line for line in unwrapped(replay).lines if "refused response_format json_object" in line]) == 1
+    )
 
 
 def test_a_400_that_is_not_about_the_format_says_what_was_sent(
@@ -179,6 +182,8 @@ def test_under_xdist_each_worker_learns_it_and_the_summary_says_it_once(
     write_sample_set(pytester, *JUDGED, *(sample(f"more{i}", f"more {i}", rubric=RUBRIC) for i in range(4)))
     result = omk_run(*RUN, "-n", "2", "--omk-concurrency=2", subprocess=True)
     assert result.ret == 0
-    assert len([line for line in result.stdout.lines if "refused response_format json_object" in line]) == 1
+    assert (
+        len([line for line in unwrapped(result).lines if "refused response_format json_object" in line]) == 1
+    )
     # Each worker asked with it once at most per call in flight, then never again.
     assert 1 <= len([r for r in llm.requests if with_response_format(r)]) <= 2

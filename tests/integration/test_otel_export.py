@@ -15,6 +15,7 @@ from tests.fakes.fake_llm import FakeLLM
 from tests.support import FakeCommand, OmkRun, executor_arg, sample, write_sample_set
 from tests.support.commands import judge_reply
 from tests.support.otlp import OtlpReceiver, ReceivedSpan
+from tests.support.wrapped import unwrapped
 
 PROMPT_MARK = "PROMPT-MARK-7f3a"
 OUTPUT_MARK = "OUTPUT-MARK-91c2"
@@ -191,7 +192,7 @@ def test_an_unreachable_collector_costs_one_warning_and_no_failure(
     result = omk_run(*args, "--omk-otel", *extra)
     result.assert_outcomes(passed=2, failed=2)  # the failed sample and its check
     assert result.ret == pytest.ExitCode.TESTS_FAILED  # the failing sample's, not the export's
-    lines = [line for line in result.outlines if "OpenTelemetry" in line]
+    lines = [line for line in unwrapped(result).lines if "OpenTelemetry" in line]
     assert len(lines) == 1, lines  # one line for the controller and both workers
     assert f"OpenTelemetry export to {endpoint}/v1/traces failed" in lines[0]
     assert "Traceback" not in result.stdout.str() + result.stderr.str()
@@ -241,7 +242,7 @@ def test_a_sample_whose_spans_cannot_be_built_is_one_warning(
     args = project(pytester, fake_command, fake_judge)
     result = omk_run(*args, "--omk-otel")
     result.assert_outcomes(passed=2, failed=2)  # the failed sample and its check
-    lines = [line for line in result.outlines if "OpenTelemetry" in line]
+    lines = [line for line in unwrapped(result).lines if "OpenTelemetry" in line]
     assert len(lines) == 1 and "eval-samples.json::bad's spans were not built" in lines[0], lines
     names = sorted(span.name for span in otel_env.spans if span.name.startswith("omk.sample "))
     assert names == ["omk.sample good", "omk.sample judged"], "the others were still exported"

@@ -21,6 +21,7 @@ from tests.support import (
     write_sample_set,
     write_samples,
 )
+from tests.support.wrapped import unwrapped
 
 
 def test_no_executor_skips_with_the_hint(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
@@ -428,7 +429,7 @@ def test_scores_section_rows_and_totals(
     result = omk_run(executor_arg(spec), "--omk-retries=0")
     # d: its one check (a rubric) could not be graded without a judge: skipped, never passed.
     result.assert_outcomes(passed=1, failed=3, errors=1, skipped=1)
-    result.stdout.fnmatch_lines(
+    unwrapped(result).fnmatch_lines(
         [
             "=*= omk scores =*=",
             "sample *outcome *comp *fact *behav *judge *cost *time *replay",  # 80 columns: short names
@@ -451,7 +452,7 @@ def test_quiet_scores_section_keeps_only_totals(
 ) -> None:
     spec = _report_fixture(pytester, fake_command)
     result = omk_run(executor_arg(spec), "--omk-retries=0", "-q")
-    result.stdout.fnmatch_lines(
+    unwrapped(result).fnmatch_lines(
         [
             "=*= omk scores =*=",
             "mean: composite 4.25  fact 4.50  behavior 4.00  judge -",

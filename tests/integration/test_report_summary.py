@@ -20,6 +20,7 @@ from markdown_it import MarkdownIt
 from pytest_omk.report.markdown import render_markdown
 from tests.browser.conftest import preload_stages
 from tests.support import REPO, FakeCommand, OmkRun, executor_arg, load_report, sample, write_sample_set
+from tests.support.wrapped import unwrapped
 
 preload_stages()
 
@@ -85,7 +86,7 @@ def test_quickstart_summary(
     written = (pytester.path / "out" / "summary.md").read_text(encoding="utf-8")
     # GitHub's file is appended to (earlier steps keep their part); ours gets the same summary.
     assert step.read_text(encoding="utf-8") == "earlier step\n" + written
-    result.stdout.fnmatch_lines(
+    unwrapped(result).fnmatch_lines(
         [
             f"omk: Markdown summary written to {pytester.path / 'out' / 'summary.md'}",
             f"omk: step summary written to {step}",

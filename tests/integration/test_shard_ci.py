@@ -11,6 +11,7 @@ import pytest
 
 from pytest_omk.config.ci_shard import CI_SYSTEMS
 from tests.support import OmkRun, load_report, omk_command, sample, write_sample_set
+from tests.support.wrapped import unwrapped
 
 EXECUTOR = """
 def answer(request):
@@ -73,7 +74,7 @@ def test_each_ci_systems_variables_select_the_right_shard(
     assert result.ret == 0, result.stderr.str()
     k, n = expected
     assert selected(result) == by_hand(omk_run, k, n) != []
-    result.stdout.fnmatch_lines(
+    unwrapped(result).fnmatch_lines(
         [f"omk: shard {k}/{n} from {name} {system.index}={index} {system.total}={total}*"]
     )
 
@@ -86,7 +87,7 @@ def test_the_ini_key_says_auto_too(
     monkeypatch.setenv("CIRCLE_NODE_TOTAL", "2")
     assert selected(omk_run(*COMMON, "--collect-only", "-q")) == by_hand(omk_run, 2, 2)
     header = omk_run(*COMMON, "--collect-only")  # the header, which -q leaves out
-    header.stdout.fnmatch_lines(
+    unwrapped(header).fnmatch_lines(
         ["omk: shard 2/2 from CircleCI CIRCLE_NODE_INDEX=1 CIRCLE_NODE_TOTAL=2, cut by count"]
     )
 

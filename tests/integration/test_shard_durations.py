@@ -17,6 +17,7 @@ import pytest
 
 from pytest_omk.config.shard import weighted_bounds
 from tests.support import OmkRun, load_report, omk_command, sample, write_sample_set
+from tests.support.wrapped import unwrapped
 
 # The first quarter of the samples answers 50 times slower than the rest (as recorded).
 EXECUTOR = """
@@ -67,7 +68,9 @@ def test_a_replay_run_writes_the_recorded_latency_in_pytest_splits_format(
     assert list(durations) == sorted(durations) and len(durations) == SAMPLES
     assert durations["evals/eval-samples.json::s00"] == 50.0
     assert durations["evals/eval-samples.json::s39"] == 1.0
-    result.stdout.fnmatch_lines([f"omk: recorded latency of {SAMPLES} samples written to *.test_durations*"])
+    unwrapped(result).fnmatch_lines(
+        [f"omk: recorded latency of {SAMPLES} samples written to *.test_durations*"]
+    )
 
 
 @pytest.mark.multiprocess

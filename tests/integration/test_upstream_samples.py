@@ -17,6 +17,7 @@ import pytest
 import yaml
 
 from tests.support import FakeCommand, OmkRun, executor_arg, load_report, parse_junit, report_samples
+from tests.support.wrapped import unwrapped
 
 V2_FILES = (
     "examples/agent-runtime/eval-samples.json",
@@ -339,7 +340,7 @@ def test_mcp_observation_with_failing_answers(
         "negative-hypothetical-example": "xpassed",
         "negative-unreviewed-draft": "xfailed",
     }
-    result.stdout.fnmatch_lines(
+    unwrapped(result).fnmatch_lines(
         ["samples: 7  passed 1  failed 2  skipped 1 (nothing could be graded: *)  xfailed 1  xpassed 2"]
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED

@@ -17,6 +17,7 @@ import pytest
 
 from tests.fakes.fake_llm import FakeLLM
 from tests.support import NO_EXECUTOR, OmkRun, run_pytest, sample, write_sample_set
+from tests.support.wrapped import unwrapped
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
@@ -233,7 +234,7 @@ def test_no_executor_says_why_in_the_summary_without_rs(pytester: pytest.Pyteste
     result = omk_run()
     result.assert_outcomes(passed=1, skipped=2)
     assert "-rs" not in result.stdout.str()
-    result.stdout.fnmatch_lines([f"*skipped 2*{NO_EXECUTOR}*"])
+    unwrapped(result).fnmatch_lines([f"*skipped 2*{NO_EXECUTOR}*"])
 
 
 @pytest.mark.multiprocess
@@ -263,7 +264,7 @@ def test_an_ini_record_mode_makes_no_live_call_in_ci(
     )
     assert fake_llm.requests == []
     result.assert_outcomes(errors=1)  # a replay miss: nothing is recorded yet
-    result.stdout.fnmatch_lines(["*omk_record_mode*ignored*CI*"])
+    unwrapped(result).fnmatch_lines(["*omk_record_mode*ignored*CI*"])
     # The CI job may still record on purpose: on the command line, or through OMK_RECORD_MODE.
     run_pytest(pytester, "--omk-executor=openai", "--omk-recordings=rec", "--omk-record-mode=new_episodes")
     assert len(fake_llm.requests) == 1

@@ -16,6 +16,7 @@ import re
 
 import pytest
 
+from tests.fakes.fake_llm import FakeLLM
 from tests.support import OmkRun
 
 probe = pytest.mark.probe
@@ -124,3 +125,31 @@ def test_scores_table_rows_cannot_start_a_workflow_command(
     section = [line for line in section if not OUR_ANNOTATION.match(line)]
     assert any("forged" in line for line in section) and any("legacy" in line for line in section)
     assert [line for line in section if line.lstrip().startswith("::") or "##[" in line] == []
+
+
+@probe("ci command")
+def test_a_wrapped_line_never_starts_a_workflow_command(
+    pytester: pytest.Pytester, omk_run: OmkRun, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # pytest-omk wraps its own lines at 80 columns; foreign text in one of them (here a judge
+    # server's reason for refusing response_format) is escaped before the wrap, where only a
+    # line-leading "::" is made inert. Every word of this reason starts with "::": a break before
+    # any of them would start a continuation line with a workflow command.
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.openai_base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-wrapped-line-test-0c7f21")
+    refusal = "bad request " + " ".join(["::error::forged"] * 12)
+    fake_llm.add_rule(
+        reply={"fault": "status", "status": 400, "message": refusal},
+        predicate=lambda request: isinstance(request.body, dict) and "response_format" in request.body,
+    )
+    fake_llm.add_rule(reply=json.dumps({"reasoning": "r", "score": 4, "reason": "fine"}), system="judge")
+    samples = [{"sample_id": "s", "prompt": "p", "rubric": {"clarity": {"criterion": "clear", "weight": 1}}}]
+    (pytester.path / "eval-samples.json").write_text(
+        json.dumps({"schemaVersion": "omk.eval-sample-set/v2", "samples": samples}), encoding="utf-8"
+    )
+    lines = omk_run("--omk-executor=openai", "--omk-judge=openai", "-p", "no:randomly").stdout.lines
+    refused = [i for i, line in enumerate(lines) if "refused response_format" in line]
+    assert refused and "::error::forged" in "\n".join(lines[refused[0] :]), lines  # it was printed
+    assert [line for line in lines if line.lstrip().startswith("::")] == []

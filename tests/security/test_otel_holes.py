@@ -17,6 +17,7 @@ import pytest
 
 from tests.support import FakeCommand, OmkRun, executor_arg, sample, write_sample_set
 from tests.support.otlp import OtlpReceiver
+from tests.support.wrapped import unwrapped
 
 probe = pytest.mark.probe
 API_KEY = "sk-otelprobe-4c1d9e2f7a"
@@ -78,7 +79,7 @@ def test_a_collector_that_never_answers_costs_one_warning(
     finally:
         silent.close()
     result.assert_outcomes(failed=2)  # the sample's own failed check, nothing more
-    lines = [line for line in result.outlines if "OpenTelemetry" in line]
+    lines = [line for line in unwrapped(result).lines if "OpenTelemetry" in line]
     assert len(lines) == 1, lines
 
 
@@ -126,7 +127,7 @@ def test_a_collector_error_cannot_write_escapes_to_the_terminal(
     finally:
         hostile.stop()
     result.assert_outcomes(failed=2)
-    lines = [line for line in result.outlines if "OpenTelemetry" in line]
+    lines = [line for line in unwrapped(result).lines if "OpenTelemetry" in line]
     assert len(lines) == 1 and "HTTP 400" in lines[0], lines
     text = result.stdout.str() + result.stderr.str()
     assert "\x1b" not in text and "\x07" not in text
