@@ -7,6 +7,7 @@ import pytest
 
 from tests.support import OmkRun, load_report, report_samples, sample, write_sample_set
 from tests.support.llama_cpp import ANTHROPIC_PLACEHOLDER_KEY, LlamaServer, StartServer
+from tests.support.wrapped import unwrapped
 
 PASSING = {"type": "not_contains", "value": "the model will never say this"}
 RUBRIC = {"clarity": {"criterion": "The answer is clear and to the point", "weight": 1}}
@@ -82,7 +83,7 @@ def test_a_server_refusing_structured_output_is_judged_without_it_for_the_rest_o
     asked = f"--omk-judge-response-format={response_format}"
     result = omk_run(*OPENAI_JUDGE, asked, SKIP, "--omk-concurrency=1", "--omk-report=r.json")
     result.assert_outcomes(passed=3)  # the judge's gibberish is missing evidence, not an error
-    said = [line for line in result.stdout.lines if f"refused response_format {response_format}" in line]
+    said = [line for line in unwrapped(result).lines if f"refused response_format {response_format}" in line]
     assert len(said) == 1, result.stdout.str()
     assert server.openai_base_url in said[0] and REFUSED in said[0]
     # Asked once with it; every other judge call went without it.
@@ -102,7 +103,7 @@ def test_one_server_asked_under_two_names_is_the_judge_grading_itself(
     result = omk_run(
         "--omk-executor=openai", "--omk-model=alpha", "--omk-judge=anthropic", "--omk-judge-model=beta", SKIP
     )
-    result.stdout.fnmatch_lines([f"*the judge is the model under test*{llama_env.served_model}*"])
+    unwrapped(result).fnmatch_lines([f"*the judge is the model under test*{llama_env.served_model}*"])
 
 
 def test_two_servers_serving_the_same_name_are_two_models(
@@ -112,7 +113,7 @@ def test_two_servers_serving_the_same_name_are_two_models(
     write_sample_set(pytester, *judged(1))
     models = ("--omk-model=tiny", "--omk-judge-model=tiny")
     result = omk_run("--omk-executor=openai", "--omk-judge=anthropic", *models, SKIP)
-    assert "judge is the model under test" not in result.stdout.str()
+    assert "judge is the model under test" not in unwrapped(result).str()
 
 
 def test_a_judge_failure_keeps_the_output_and_the_checks_in_the_report(

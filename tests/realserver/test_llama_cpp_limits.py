@@ -6,6 +6,7 @@ import pytest
 
 from tests.support import OmkRun, load_report, report_samples, sample, write_sample_set
 from tests.support.llama_cpp import LlamaServer, StartServer
+from tests.support.wrapped import unwrapped
 
 PASSING = {"type": "not_contains", "value": "the model will never say this"}
 
@@ -59,7 +60,7 @@ def test_max_tokens_reaches_the_server_and_cut_answers_are_counted(
     cut = sum(execution["stopReason"] == cut_reason for execution in executions)
     assert cut >= 1  # the tiny model ends a turn after about 8 tokens: most answers are cut
     assert document["summary"]["cutOff"] == cut
-    result.stdout.fnmatch_lines([f"*answers cut at the token limit: {cut}*"])
+    unwrapped(result).fnmatch_lines([f"*answers cut at the token limit: {cut}*"])
 
 
 @pytest.fixture
