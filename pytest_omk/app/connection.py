@@ -208,9 +208,13 @@ async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
 
 async def _refuse(writer: asyncio.StreamWriter, reader: asyncio.StreamReader, exc: BadRequest) -> bool:
     """Answer a request that cannot be read, then read (and drop) what the client still sends,
-    briefly: closing with unread bytes would reset the connection and lose the answer."""
+    briefly: closing with unread bytes would reset the connection and lose the answer. The write
+    side is shut first (a lingering close): a client reading to the end of the answer sees it end
+    now and closes, which ends the reading here, rather than both sides waiting out the second."""
     await _send(writer, HttpResponse(exc.status, str(exc).encode(), _SAFE), keep=False)
     with contextlib.suppress(Exception):
+        if writer.can_write_eof():
+            writer.write_eof()
         async with asyncio.timeout(1.0):
             for _ in range(64):
                 if not await reader.read(65536):
