@@ -136,15 +136,24 @@ def write_module(pytester: pytest.Pytester, answer: str) -> None:
     (pytester.path / "myapp.py").write_text(text, encoding="utf-8")
 
 
-def test_changed_runs_an_app_sample_again_after_the_app_code_changed(
+def app_with_a_baseline(
     pytester: pytest.Pytester, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch
-) -> None:
+) -> tuple[str, ...]:
+    """An app (``myapp.py`` answering "alpha") whose one sample passed into ``base.json``; its
+    executor arguments. No bytecode is written: the module's next version must be read afresh."""
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
     pytester.makeini("[pytest]\npythonpath = .\n")
     write_sample_set(pytester, sample("a", "question", assertions=APP_CHECK))
     write_module(pytester, "alpha")
     app = ("--omk-executor", "python:myapp:answer")
     omk_run(*app, "--omk-report", "base.json").assert_outcomes(passed=1)
+    return app
+
+
+def test_changed_runs_an_app_sample_again_after_the_app_code_changed(
+    pytester: pytest.Pytester, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app = app_with_a_baseline(pytester, omk_run, monkeypatch)
     write_module(pytester, "gamma, not the first letter")
     sys.modules.pop("myapp", None)
     result = omk_run(*app, "--omk-baseline", "base.json", "--omk-changed", "--omk-report", "new.json")
@@ -157,12 +166,7 @@ def test_changed_runs_an_app_sample_again_after_the_app_code_changed(
 def test_changed_still_carries_an_app_sample_whose_code_did_not_change(
     pytester: pytest.Pytester, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sys, "dont_write_bytecode", True)
-    pytester.makeini("[pytest]\npythonpath = .\n")
-    write_sample_set(pytester, sample("a", "question", assertions=APP_CHECK))
-    write_module(pytester, "alpha")
-    app = ("--omk-executor", "python:myapp:answer")
-    omk_run(*app, "--omk-report", "base.json").assert_outcomes(passed=1)
+    app = app_with_a_baseline(pytester, omk_run, monkeypatch)
     result = omk_run(*app, "--omk-baseline", "base.json", "--omk-changed", "--omk-report", "new.json")
     assert report_samples(load_report(pytester.path / "new.json"))["a"]["carried"] is True
     assert "1 carried from base.json" in result.stdout.str()

@@ -5,22 +5,14 @@ ignores for want of a judge are named in its summary."""
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.support import OmkRun, point_openai_at, run_pytest, sample, write_sample_set
+from tests.support import OmkRun, judged_sample, point_openai_at, run_pytest, write_sample_set
 
 KEY = "sk-judge-selection-sentinel-7c3e"
 JUDGE_SYSTEM = "judge"
-
-
-def judged_sample() -> dict[str, Any]:
-    return sample(
-        "graded", "Say hi", assertions=[{"type": "contains", "value": "hi"}],
-        rubric={"tone": {"criterion": "Is warm and friendly", "weight": 1}},
-    )  # fmt: skip
 
 
 def test_provider_variables_alone_choose_no_judge(

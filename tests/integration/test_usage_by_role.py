@@ -12,6 +12,7 @@ from tests.support import (
     FakeCommand,
     OmkRun,
     judge_reply,
+    judged_sample,
     load_report,
     parse_junit,
     point_openai_at,
@@ -21,13 +22,6 @@ from tests.support import (
 )
 
 KEY = "sk-usage-by-role-sentinel-2b7e"
-
-
-def judged_sample() -> dict[str, Any]:
-    return sample(
-        "graded", "Say hi", assertions=[{"type": "contains", "value": "hi"}],
-        rubric={"tone": {"criterion": "Is warm and friendly", "weight": 1}},
-    )  # fmt: skip
 
 
 def judge_answer(reply: dict[str, Any]) -> dict[str, Any]:

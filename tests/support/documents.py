@@ -52,3 +52,11 @@ def write_sample_set(
 def executor_arg(spec: str) -> str:
     """``--omk-executor=<spec>`` as one argv element."""
     return f"--omk-executor={spec}"
+
+
+def judged_sample() -> dict[str, Any]:
+    """Sample ``graded``: "Say hi", a ``contains "hi"`` check and one rubric dimension (tone)."""
+    return sample(
+        "graded", "Say hi", assertions=[{"type": "contains", "value": "hi"}],
+        rubric={"tone": {"criterion": "Is warm and friendly", "weight": 1}},
+    )  # fmt: skip
