@@ -50,14 +50,20 @@ def test_every_run_dependency_has_a_lower_bound_pinned_exactly() -> None:
     assert pins == {name: Version(str(version)) for name, version in bounds.items()}
 
 
-def test_ci_runs_the_lowest_bounds_step_after_the_main_tests() -> None:
-    # Its install runs beside the main steps (it waits on the network); its tests after them.
+def test_ci_runs_the_lowest_bounds_step_and_waits_for_it() -> None:
+    # It runs beside the main steps (its install waits on the network; its tests fill the main
+    # suite's idle CPU); CI fails unless its install and its tests both succeeded.
     run = (REPO / ".ci" / "run").read_text(encoding="utf-8")
     commands = [line.strip() for line in run.splitlines() if not line.lstrip().startswith("#")]
     install = next(i for i, line in enumerate(commands) if line.startswith("bash .ci/lowest install"))
+    tests = next(i for i, line in enumerate(commands) if line.startswith("bash .ci/lowest test"))
     main = next(
         i for i, line in enumerate(commands) if line.startswith("OMK_REQUIRE_SHARED=1 pytest -q -n 2")
     )
-    assert install < main < commands.index("bash .ci/lowest test")
+    waited = commands.index('wait "$beside"')
+    assert install < tests < main < waited
+    checked = commands[waited:]
+    assert any("lowest-install.rc" in line and "exit 1" in line for line in checked)
+    assert any("lowest.rc" in line and "exit 1" in line for line in checked)
     lowest = (REPO / ".ci" / "lowest").read_text(encoding="utf-8")
     assert "-c .ci/constraints-lowest.txt" in lowest
