@@ -42,7 +42,9 @@ def register_item_setup(config: pytest.Config, session: OmkSession) -> None:
     register(SetupWait(session), "omk-setup-wait")
     # The wrappers, innermost first.
     register(IgnoredJudgeRecordings(session.calls), "omk-judge-recordings")
-    register(SampleTimeouts(), SampleTimeouts.NAME)  # pytest-timeout's limit over the wait
+    timeouts = SampleTimeouts()
+    session.bound_wait = timeouts.bound  # pytest-timeout's limit over the wait
+    register(timeouts, SampleTimeouts.NAME)
     register(CallAccounting(session.launcher.taken_calls), "omk-call-accounting")
     register(BudgetSkip(), "omk-budget-skip")
     register(SetupRelease(session), "omk-setup-release")

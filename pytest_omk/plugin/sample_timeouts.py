@@ -217,11 +217,3 @@ class Deadline(Generic[T]):
                 return
             self._expiring = True
         self.future.set_exception(cut())
-
-
-def within_time_limit(
-    config: pytest.Config, item: SampleItem, future: RunsFuture, launcher: Launcher
-) -> RunsFuture:
-    """The future the item's setup waits for: ``future`` bounded by the item's limit, if any."""
-    timeouts = config.pluginmanager.get_plugin(PLUGIN_NAME)
-    return future if timeouts is None else timeouts.bound(item, future, launcher)

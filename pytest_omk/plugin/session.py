@@ -8,7 +8,7 @@ result in setup, and turns graded items into records for the reports.
 from __future__ import annotations
 
 import concurrent.futures
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,7 +26,6 @@ from pytest_omk.plugin.item_records import ItemReports, note
 from pytest_omk.plugin.not_graded import ctrl_c
 from pytest_omk.plugin.planning import Planner
 from pytest_omk.plugin.requires import Requirements
-from pytest_omk.plugin.sample_timeouts import within_time_limit
 from pytest_omk.plugin.usage_errors import UsageErrors
 from pytest_omk.plugin.wiring import call_path
 from pytest_omk.plugin.xdist.prefetch import WorkerFeed
@@ -57,6 +56,9 @@ class OmkSession:
         self.planner = Planner(config, settings)
         self.launcher = Launcher(self.calls.stages, lambda: self.calls.progress, settings.repeat)
         self._feed: WorkerFeed | None = None
+        self.bound_wait: Callable[[SampleItem, RunsFuture, Launcher], RunsFuture] | None = None
+        """What bounds a sample's wait for its calls, set by the feature that does (pytest-timeout's
+        limit, ``plugin/item_setup.py``); ``None``: the wait is bounded by the calls' own timeouts."""
         self._window: PrefetchWindow[SampleItem] | None = None
         # Handed over by collection, by id (the items include other tests).
         self._adopted: dict[int, SampleItem] = {}
@@ -169,7 +171,9 @@ class OmkSession:
             return
         future = self.start(sample)
         assert future is not None
-        stopped = self._wait(sample, within_time_limit(self.config, sample, future, self.launcher))
+        if self.bound_wait is not None:
+            future = self.bound_wait(sample, future, self.launcher)
+        stopped = self._wait(sample, future)
         if stopped is None:
             return
         skip, error = stopped

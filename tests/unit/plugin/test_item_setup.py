@@ -58,6 +58,7 @@ FEATURE_MODULES = {
     "pytest_omk.plugin.auto_repeat",
     "pytest_omk.plugin.budget",
     "pytest_omk.plugin.call_accounting",
+    "pytest_omk.plugin.sample_timeouts",
     "pytest_omk.plugin.subtests",  # the grading of items; the session's lazy error line excepted
     "pytest_omk.grade.sequential",
     "pytest_omk.execute.budget",
@@ -75,6 +76,8 @@ FEATURE_NAMES = {
     "AutoRepeat",
     "BudgetSkip",
     "CallAccounting",
+    "SampleTimeouts",
+    "within_time_limit",
 }
 """What the session named before the features hooked in (issue 50), and the features' objects: it
 names none of them now."""
