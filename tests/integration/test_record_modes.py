@@ -15,7 +15,15 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.support import OmkRun, load_report, report_samples, run_pytest, sample, write_sample_set
+from tests.support import (
+    OmkRun,
+    load_report,
+    point_openai_at,
+    report_samples,
+    run_pytest,
+    sample,
+    write_sample_set,
+)
 
 KEY = "sk-record-modes-sentinel-81c2d4"
 
@@ -24,11 +32,6 @@ KEY = "sk-record-modes-sentinel-81c2d4"
 def server_b() -> Iterator[FakeLLM]:
     with FakeLLM() as server:
         yield server
-
-
-def use(server: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base_url)
-    monkeypatch.setenv("OPENAI_API_KEY", KEY)
 
 
 def recordings(root: Path) -> list[Path]:
@@ -53,9 +56,9 @@ def test_another_server_with_the_same_model_is_another_call(
     write_sample_set(pytester, sample("s", "Say hi", assertions=[{"type": "contains", "value": "hi"}]))
     fake_llm.add_rule("Say hi", "hi from A")
     server_b.add_rule("Say hi", "hi from B")
-    use(fake_llm, monkeypatch)
+    point_openai_at(fake_llm, monkeypatch, KEY)
     omk_run(*ARGS, "--omk-record-mode", "new_episodes").assert_outcomes(passed=1)
-    use(server_b, monkeypatch)
+    point_openai_at(server_b, monkeypatch, KEY)
     again = omk_run(*ARGS, "--omk-record-mode", "new_episodes", "--omk-report", "b.json")
     again.assert_outcomes(passed=1)
     assert (len(fake_llm.requests), len(server_b.requests)) == (1, 1)
@@ -85,9 +88,9 @@ def test_a_replay_miss_after_an_endpoint_change_names_the_endpoint(
 ) -> None:
     write_sample_set(pytester, sample("s", "Say hi"))
     fake_llm.add_rule("Say hi", "hi")
-    use(fake_llm, monkeypatch)
+    point_openai_at(fake_llm, monkeypatch, KEY)
     omk_run(*ARGS, "--omk-record-mode", "new_episodes")
-    use(server_b, monkeypatch)
+    point_openai_at(server_b, monkeypatch, KEY)
     result = omk_run(*ARGS, "--omk-record-mode", "none")
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(
@@ -101,7 +104,7 @@ def test_ci_set_and_no_mode_given_replays_only_and_calls_nothing(
 ) -> None:
     write_sample_set(pytester, sample("s", "Say hi", assertions=[{"type": "contains", "value": "hi"}]))
     fake_llm.add_rule("Say hi", "hi")
-    use(fake_llm, monkeypatch)
+    point_openai_at(fake_llm, monkeypatch, KEY)
     omk_run(*ARGS, "--omk-record-mode", "new_episodes").assert_outcomes(passed=1)
     monkeypatch.setenv("CI", "true")
     replayed = run_without_mode(pytester, *ARGS, "-rA")
@@ -123,7 +126,7 @@ def test_ci_set_and_no_mode_given_replays_only_and_calls_nothing(
 def test_once_records_a_new_file_but_not_a_new_sample_of_a_recorded_file(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    use(fake_llm, monkeypatch)
+    point_openai_at(fake_llm, monkeypatch, KEY)
     write_sample_set(pytester, sample("a1", "Say A1"), name="a/eval-samples.json")
     omk_run(*ARGS, "--omk-record-mode", "once").assert_outcomes(passed=1)
     assert len(fake_llm.requests) == 1
@@ -142,7 +145,7 @@ def test_once_records_a_new_file_but_not_a_new_sample_of_a_recorded_file(
 def test_rewrite_re_records_and_removes_what_the_run_did_not_use(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    use(fake_llm, monkeypatch)
+    point_openai_at(fake_llm, monkeypatch, KEY)
     write_sample_set(
         pytester, sample("kept", "Say kept"), sample("edited", "Say old"), name="a/eval-samples.json"
     )
