@@ -1,4 +1,4 @@
-"""CI runs the real-server tier: its extra installed, its tests listed one by one, and once."""
+"""CI runs the real-server tier: its extra installed, its tests listed one by one, once, and checked."""
 
 from __future__ import annotations
 
@@ -16,11 +16,15 @@ def _commands() -> list[str]:
 def test_ci_installs_the_realserver_extra_and_runs_the_tier_before_the_rest_once() -> None:
     commands = _commands()
     assert "python -m pip install --quiet --no-compile -e '.[test,realserver]'" in commands
-    tier = commands.index("pytest -v -n 2 tests/realserver")
+    # Started in the background beside the static checks; waited for, shown and checked before
+    # the main step.
+    tier = commands.index('pytest -v -n 2 tests/realserver >"$logs/realserver.log" 2>&1 &')
+    waited = commands.index('wait "$realserver" || realserver_rc=$?')
+    checked = commands.index('[ "$realserver_rc" = 0 ] || { echo "real-server tier failed"; exit 1; }')
     main = next(
         i for i, line in enumerate(commands) if line.startswith("OMK_REQUIRE_SHARED=1 pytest -q -n 2")
     )
-    assert tier < main
+    assert tier < waited < checked < main
     assert commands[main].endswith("--ignore=tests/realserver")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import re
 import tomllib
 from pathlib import Path
@@ -67,3 +68,40 @@ def test_ci_runs_the_lowest_bounds_step_and_waits_for_it() -> None:
     assert any("lowest.rc" in line and "exit 1" in line for line in checked)
     lowest = (REPO / ".ci" / "lowest").read_text(encoding="utf-8")
     assert "-c .ci/constraints-lowest.txt" in lowest
+
+
+# Dependencies that only an end-to-end run drives (a unit test cannot reach them): besides pytest
+# and its plugins, the official openai client an app calls through, and the OpenTelemetry SDK.
+DRIVEN_END_TO_END = {"openai", "opentelemetry-sdk"}
+
+
+def _floor_marks() -> dict[str, set[str]]:
+    """Each dist a ``@pytest.mark.floor(...)`` in tests/integration names, with the files naming it."""
+    named: dict[str, set[str]] = {}
+    for path in sorted((REPO / "tests" / "integration").glob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            func = node.func if isinstance(node, ast.Call) else None
+            if (
+                isinstance(func, ast.Attribute)
+                and func.attr == "floor"
+                and ast.unparse(func.value) == "pytest.mark"
+            ):
+                for arg in node.args:
+                    assert isinstance(arg, ast.Constant) and isinstance(arg.value, str), ast.unparse(node)
+                    named.setdefault(_canonical(arg.value), set()).add(path.name)
+    return named
+
+
+def test_every_floor_mark_names_a_pinned_dependency_and_every_test_tool_has_one() -> None:
+    named = _floor_marks()
+    pins = _pins()
+    assert not sorted(set(named) - set(pins)), (
+        "a floor mark names a dist .ci/constraints-lowest.txt does not pin"
+    )
+    # pytest-omk drives pytest and every pytest plugin it supports end to end: each has at least
+    # one test that the lowest-bounds run selects with `-m floor`.
+    driven = {name for name in pins if name.startswith("pytest")} | DRIVEN_END_TO_END
+    assert not sorted(driven - set(named)), "mark a test that drives it @pytest.mark.floor(<dist>)"
+    lowest = (REPO / ".ci" / "lowest").read_text(encoding="utf-8")
+    assert "pytest -q -n 2 -m floor tests/integration" in lowest
+    assert "pytest -q -n 2 tests/unit tests/contracts" in lowest

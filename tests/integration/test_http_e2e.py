@@ -365,6 +365,7 @@ def tls_builds(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     return builds
 
 
+@pytest.mark.floor("httpx")
 def test_the_whole_run_builds_one_tls_context_even_when_calls_start_before_the_warm_up(
     pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM, tls_builds: list[object]
 ) -> None:
@@ -421,6 +422,7 @@ def test_a_plain_api_run_never_imports_the_agent(
     assert json.loads((pytester.path / "loaded.json").read_text()) == []
 
 
+@pytest.mark.floor("httpx")
 def test_a_run_opens_one_connection_per_call_in_flight(
     pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
 ) -> None:

@@ -9,6 +9,9 @@ import pytest
 
 from tests.support import OmkRun, write_sample_set
 
+pytestmark = pytest.mark.floor("pytest")
+"""pytest parses these options and ini keys: its lowest version runs them too (.ci/lowest)."""
+
 BAD_CLI = [
     ("--omk-rubric-threshold=6", "--omk-rubric-threshold must be a number between 1 and 5, not '6'"),
     ("--omk-rubric-threshold=0.5", "--omk-rubric-threshold must be a number between 1 and 5, not '0.5'"),

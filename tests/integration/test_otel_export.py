@@ -17,6 +17,9 @@ from tests.support.commands import judge_reply
 from tests.support.otlp import OtlpReceiver, ReceivedSpan
 from tests.support.wrapped import unwrapped
 
+pytestmark = pytest.mark.floor("opentelemetry-sdk", "opentelemetry-exporter-otlp-proto-http")
+"""The OpenTelemetry SDK and exporter export every span here: their lowest versions run them too."""
+
 PROMPT_MARK = "PROMPT-MARK-7f3a"
 OUTPUT_MARK = "OUTPUT-MARK-91c2"
 REASON_MARK = "REASON-MARK-c0de"

@@ -141,6 +141,7 @@ def test_mocks_accepted_when_the_command_declares_interception(
     assert fake_command.request("mocked")["request"]["mocks"] == [{"tool": "Read", "return": "stub"}]
 
 
+@pytest.mark.floor("pytest")
 def test_failed_assertion_is_a_one_line_subfailure(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
     long_tail = " filler" * 100
     write_sample_set(
@@ -187,6 +188,7 @@ NEEDS_EVIDENCE = sample(
 BARE_ANSWER = {"s": {"output": "the answer"}}  # no cost, no trace
 
 
+@pytest.mark.floor("pytest")
 def test_missing_evidence_is_skipped_and_left_out_of_scores(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand
 ) -> None:
@@ -288,6 +290,7 @@ def test_no_judge_makes_rubric_missing(pytester: pytest.Pytester, omk_run: OmkRu
     assert report_samples(report)["s"]["scores"]["judge"] is None
 
 
+@pytest.mark.floor("pytest")
 def test_tripwire_samples_are_xfail(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
     write_sample_set(
         pytester,
@@ -335,6 +338,7 @@ def test_executor_failure_error_is_concise(
     assert "pluggy/_" not in out and "_pytest/runner.py" not in out
 
 
+@pytest.mark.floor("pytest")
 def test_exitfirst_stops_after_the_first_failed_sample(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
     failing = [{"type": "contains", "value": "absent"}, {"type": "contains", "value": "also absent"}]
     write_samples(
@@ -466,6 +470,7 @@ def test_quiet_scores_section_keeps_only_totals(
     assert not any(line.startswith("eval-samples.json::") for line in section.splitlines())
 
 
+@pytest.mark.floor("pytest")
 def test_junit_properties(pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand) -> None:
     spec = _report_fixture(pytester, fake_command)
     # Per testcase when asked (the xunit2 default puts them on the suite: tests/integration/test_junit_schema.py).
@@ -577,6 +582,7 @@ def test_junit_properties_hook(pytester: pytest.Pytester, omk_run: OmkRun) -> No
     assert props["omk.assertion.0.contains"] == "pass"
 
 
+@pytest.mark.floor("pytest")
 @pytest.mark.multiprocess
 def test_junit_xunit2_with_warnings_as_errors(pytester: pytest.Pytester, omk_run: OmkRun) -> None:
     write_sample_set(pytester, sample("w", assertions=[{"type": "contains", "value": "say"}]))
@@ -732,6 +738,7 @@ def _strip_volatile(report: dict[str, Any]) -> dict[str, Any]:
     return report
 
 
+@pytest.mark.floor("pytest-xdist")
 @pytest.mark.multiprocess
 def test_xdist_gives_the_same_results(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand, monkeypatch: pytest.MonkeyPatch

@@ -188,6 +188,7 @@ ORDER = sample("order", "Where is my order?", assertions=[{"type": "contains", "
 REFUND = sample("refund", "Can I get a refund?", assertions=[{"type": "contains", "value": "Monday"}])
 
 
+@pytest.mark.floor("openai")
 def test_without_a_key_recorded_app_calls_replay_and_a_live_call_fails_in_one_line(
     pytester: pytest.Pytester, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch, fake_llm: FakeLLM
 ) -> None:

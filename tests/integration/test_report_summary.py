@@ -183,6 +183,7 @@ def pytest_html_tests(path: Path) -> dict[str, list[dict[str, Any]]]:
     return tests
 
 
+@pytest.mark.floor("pytest-html")
 def test_pytest_html_has_one_row_per_sample_with_score_columns(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand
 ) -> None:
@@ -228,6 +229,7 @@ def test_pytest_html_has_one_row_per_sample_with_score_columns(
     assert tests["test_plain.py::test_plain"][0]["omk_composite"] == ""
 
 
+@pytest.mark.floor("pytest-html")
 def test_pytest_html_installed_but_unused_costs_nothing(
     pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand
 ) -> None:
@@ -280,6 +282,7 @@ def table_ids(out: str) -> list[str]:
     return re.findall(r"^(?:eval-samples\.json::)?(s\d)\s", table, flags=re.MULTILINE)
 
 
+@pytest.mark.floor("pytest-randomly")
 def test_under_randomly_the_score_table_follows_the_collection_order(
     pytester: pytest.Pytester, omk_run: OmkRun
 ) -> None:

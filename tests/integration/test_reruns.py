@@ -10,6 +10,9 @@ import pytest
 from tests.fakes.fake_llm import FakeLLM
 from tests.support import OmkRun, sample, write_sample_set
 
+pytestmark = pytest.mark.floor("pytest-rerunfailures")
+"""Every test here drives pytest-rerunfailures itself: its lowest version runs them too (.ci/lowest)."""
+
 pytest.importorskip("pytest_rerunfailures")
 
 ARGS = ("--omk-executor", "openai", "--omk-recordings", "rec", "--reruns", "2", "-p", "no:randomly")

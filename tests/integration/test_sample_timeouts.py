@@ -78,6 +78,7 @@ def check_run(pytester: pytest.Pytester, result: pytest.RunResult, llm: FakeLLM)
     assert sum(1 for request in llm.requests if "slow question" in request.user) == 3
 
 
+@pytest.mark.floor("pytest-timeout")
 def test_a_sample_over_its_time_errors_in_one_line_with_the_signal_method(
     pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
 ) -> None:
@@ -88,6 +89,7 @@ def test_a_sample_over_its_time_errors_in_one_line_with_the_signal_method(
     check_run(pytester, result, llm)
 
 
+@pytest.mark.floor("pytest-timeout")
 @pytest.mark.multiprocess
 def test_the_thread_method_and_the_ini_key_end_the_sample_the_same_way(
     pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
@@ -119,6 +121,7 @@ def pytest_collection_modifyitems(items):
 """
 
 
+@pytest.mark.floor("pytest-timeout", "pytest-rerunfailures")
 def test_a_rerun_gets_the_whole_limit_again(pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM) -> None:
     # The limit comes from the marker on that sample alone. The rerun asks the model again (take
     # 1): its three calls are all held, and it times out in its own limit instead of waiting for

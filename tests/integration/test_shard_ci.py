@@ -138,6 +138,7 @@ def test_what_auto_cannot_trust_is_a_usage_error(
     assert message in result.stderr.str() and "Traceback" not in result.stderr.str()
 
 
+@pytest.mark.floor("pytest-randomly")
 @pytest.mark.multiprocess
 def test_shards_under_pytest_randomly_cut_the_collection_order(
     project: pytest.Pytester, omk_run: OmkRun

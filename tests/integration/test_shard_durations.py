@@ -73,6 +73,7 @@ def test_a_replay_run_writes_the_recorded_latency_in_pytest_splits_format(
     )
 
 
+@pytest.mark.floor("pytest-split")
 @pytest.mark.multiprocess
 def test_pytest_split_reads_the_file(project: pytest.Pytester, omk_run: OmkRun) -> None:
     omk_run(*COMMON, "--omk-record-mode=none", "--omk-store-durations")

@@ -38,6 +38,7 @@ def asked(llm: FakeLLM) -> Counter[str]:
     return Counter(r.user for r in llm.requests)
 
 
+@pytest.mark.floor("pytest-xdist")
 @pytest.mark.multiprocess
 def test_two_workers_have_every_call_in_flight_at_once(
     pytester: pytest.Pytester, omk_run: OmkRun, llm: FakeLLM
@@ -87,6 +88,7 @@ def test_deselected_items_are_never_called(pytester: pytest.Pytester, omk_run: O
     assert asked(llm) == Counter({"Question 1": 1, "Question 2": 1, "Question 3": 1})
 
 
+@pytest.mark.floor("pytest-xdist")
 @pytest.mark.multiprocess
 @pytest.mark.parametrize("stop", [("-x",), ("--maxfail", "2")], ids=["x", "maxfail"])
 def test_stopping_early_behaves_as_in_one_process(

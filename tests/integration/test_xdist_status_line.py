@@ -56,6 +56,7 @@ def counts(out: str) -> list[tuple[int, ...]]:
     return [tuple(int(g) for g in m.groups()) for m in LINE.finditer(out)]
 
 
+@pytest.mark.floor("pytest-xdist")
 def test_on_a_pipe_the_controller_prints_the_workers_counts_added_up(
     pytester: pytest.Pytester, slow_project: dict[str, str], fake_llm: FakeLLM
 ) -> None:
@@ -77,6 +78,7 @@ def test_quiet_under_xdist_prints_no_status(pytester: pytest.Pytester, slow_proj
     assert "omk: " not in quiet
 
 
+@pytest.mark.floor("pytest", "pytest-xdist")
 def test_on_a_terminal_the_controller_rewrites_one_line(
     pytester: pytest.Pytester, slow_project: dict[str, str]
 ) -> None:
