@@ -80,12 +80,9 @@ def _floor_marks() -> dict[str, set[str]]:
     named: dict[str, set[str]] = {}
     for path in sorted((REPO / "tests" / "integration").glob("test_*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            func = node.func if isinstance(node, ast.Call) else None
-            if (
-                isinstance(func, ast.Attribute)
-                and func.attr == "floor"
-                and ast.unparse(func.value) == "pytest.mark"
-            ):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            if node.func.attr == "floor" and ast.unparse(node.func.value) == "pytest.mark":
                 for arg in node.args:
                     assert isinstance(arg, ast.Constant) and isinstance(arg.value, str), ast.unparse(node)
                     named.setdefault(_canonical(arg.value), set()).add(path.name)
