@@ -1,6 +1,6 @@
 """A real pytest run with a command executor against the reference's own CLI and script executor.
 
-A slice of the generated corpus becomes one sample file; the same small script (``answer_script.py``)
+A slice of the generated corpus becomes one sample file; the same small script (``answer.sh``)
 answers every sample with its case's output, telemetry, tool calls and mock hits, once under
 pytest-omk (``--omk-executor command:...`` in a ``pytester`` run, ``--omk-report``) and once under
 ``omk eval --executor ...`` (the reference's report JSON). Per sample, both runners must agree on
