@@ -50,10 +50,10 @@ class Ours:
     load_error: str | None = None
 
 
-def grade_ours(case: dict[str, Any], js: JsEngine) -> Ours:
-    """Load the case as a sample (with the V8 engine, as the loader does) and grade it."""
+def load_ours(case: dict[str, Any], js: JsEngine) -> Sample | str:
+    """The case as a sample (with the V8 engine, as the loader does), or why it does not load."""
     try:
-        sample = Sample.model_validate(
+        return Sample.model_validate(
             {
                 "sample_id": f"case-{case['id']}",
                 "prompt": "p",
@@ -64,7 +64,14 @@ def grade_ours(case: dict[str, Any], js: JsEngine) -> Ours:
             context={"js": js},
         )
     except ValidationError as exc:
-        return Ours(load_error=str(exc).splitlines()[2] if len(str(exc).splitlines()) > 2 else str(exc))
+        return str(exc).splitlines()[2] if len(str(exc).splitlines()) > 2 else str(exc)
+
+
+def grade_ours(case: dict[str, Any], js: JsEngine) -> Ours:
+    """Load the case as a sample and grade it."""
+    sample = load_ours(case, js)
+    if isinstance(sample, str):
+        return Ours(load_error=sample)
     context = case["context"]
     execution = ExecutionResult.model_validate(
         {

@@ -2,7 +2,7 @@
 
 The cases of ``cases.py`` become a real ``omk.eval-sample-set/v2`` file (the prompt is the sample
 id, every sample declares the mocks of ``reference.MOCKS`` so that both runners hand the command
-an ``OMK_MOCKS_FILE``), and ``answer_script.py`` answers each sample with its case's output, cost,
+an ``OMK_MOCKS_FILE``), and ``answer.sh`` answers each sample with its case's output, cost,
 turns, tool calls and mock hits. The reference runs through its own CLI (``omk eval``) and writes
 its report JSON; pytest-omk writes ``--omk-report``. Both are read into the shapes that
 ``reference.compare`` takes.
@@ -13,18 +13,19 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import subprocess
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from tests.parity.reference import MOCKS, Ours
 
-ANSWER_SCRIPT = Path(__file__).with_name("answer_script.py")
+ANSWER_SCRIPT = Path(__file__).with_name("answer.sh")
 SCHEMA_VERSION = "omk.eval-sample-set/v2"
 CONCURRENCY = 8
 REPORTS = "reference-reports"
+SHELL = shutil.which("sh") or "/bin/sh"
 
 
 def sample_id(case: dict[str, Any]) -> str:
@@ -53,28 +54,33 @@ def write_workspace(folder: Path, cases: Sequence[dict[str, Any]]) -> tuple[Path
         }
         for c in cases
     ]
-    answers = {}
+    answers = folder / "answers"
+    answers.mkdir()
     for case in cases:
         context = case["context"]
         stats = context["mockStats"]
         # Hits that add up, but for every tenth case: both runners must refuse those counts.
         hits = stats["hits"] if case["id"] % 10 == 0 else sum(stats["perMock"].values())
-        answers[sample_id(case)] = {
+        answer = {
             "output": case["output"],
             "costUSD": context["costUSD"],
             "numTurns": context["numTurns"],
             "toolCalls": context["toolCalls"],
-            "hits": {"hits_total": hits, "misses_total": stats["misses"], "perMock": stats["perMock"]},
         }
+        # One line each (ASCII JSON): the script reads each with one `read`.
+        (answers / f"{sample_id(case)}.json").write_text(json.dumps(answer) + "\n", encoding="utf-8")
+        (answers / f"{sample_id(case)}.hits.json").write_text(
+            json.dumps({"hits_total": hits, "misses_total": stats["misses"], "perMock": stats["perMock"]})
+            + "\n",
+            encoding="utf-8",
+        )
     path = folder / "eval-samples.json"
     path.write_text(
         json.dumps({"schemaVersion": SCHEMA_VERSION, "samples": samples}, ensure_ascii=False),
         encoding="utf-8",
     )
-    answers_path = folder / "answers.json"
-    answers_path.write_text(json.dumps(answers), encoding="utf-8")
-    # -I -S: no site import (editable-install hooks), the cheapest start for 2 x SLICE processes.
-    return path, shlex.join([sys.executable, "-I", "-S", str(ANSWER_SCRIPT), str(answers_path)])
+    # A POSIX shell script: the cheapest start for 2 x SLICE processes (no interpreter to load).
+    return path, shlex.join([SHELL, str(ANSWER_SCRIPT), str(answers)])
 
 
 def start_reference(node: str, package: Path, samples: Path, command: str) -> subprocess.Popen[str]:

@@ -1,6 +1,6 @@
 """A real pytest run with a command executor against the reference's own CLI and script executor.
 
-A slice of the generated corpus becomes one sample file; the same small script (``answer_script.py``)
+A slice of the generated corpus becomes one sample file; the same small script (``answer.sh``)
 answers every sample with its case's output, telemetry, tool calls and mock hits, once under
 pytest-omk (``--omk-executor command:...`` in a ``pytester`` run, ``--omk-report``) and once under
 ``omk eval --executor ...`` (the reference's report JSON). Per sample, both runners must agree on
@@ -20,7 +20,7 @@ import pytest
 
 from pytest_omk.js.v8 import JsEngine
 from tests.parity.cases import generate
-from tests.parity.reference import Ours, compare, grade_ours, grade_reference
+from tests.parity.reference import Ours, compare, grade_reference, load_ours
 from tests.parity.script_run import (
     CONCURRENCY,
     finish_reference,
@@ -45,7 +45,7 @@ def _slice(node: str, package: Path) -> list[dict[str, Any]]:
         loadable = [
             c
             for c, g in zip(candidates, graded, strict=True)
-            if "error" not in g and grade_ours(c, engine).load_error is None
+            if "error" not in g and not isinstance(load_ours(c, engine), str)
         ]
     finally:
         engine.close()
