@@ -347,8 +347,7 @@ def test_concurrent_samples_get_their_own_inner_answers(
     """Samples whose app runs overlap (a rendezvous in the app makes sure of it, both when recording
     and when replaying: 4 runs open at once in one process, 2 in each of 2 xdist workers, whose
     queues are each at least 2 deep) each get the answers to their own model calls."""
-    xdist = replay_args[0] == "-n"
-    if xdist:
+    if replay_args[0] == "-n":
         pytest.importorskip("xdist")
     ini(pytester)
     many_samples(pytester, llm)
@@ -370,7 +369,7 @@ def test_concurrent_samples_get_their_own_inner_answers(
     write_paired_app(pytester, together)
     llm.stop()
     monkeypatch.setenv("CI", "true")
-    result = run_pytest(pytester, *args, *replay_args, "--omk-report", "r.json", subprocess=xdist)
+    result = run_pytest(pytester, *args, *replay_args, "--omk-report", "r.json")
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-4000:]
     result.assert_outcomes(passed=MANY)
     records = report_samples(load_report(pytester.path / "r.json"))
