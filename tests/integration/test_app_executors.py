@@ -280,7 +280,35 @@ def test_whole_answer_recording_is_an_opt_in_keyed_by_the_app_source(
 
 # --- many samples at once: each sample's inner calls replay to it only ---------------------------
 
-MANY = 100
+MANY = 8
+"""Enough samples for every process to hold a rendezvous (below); volume proves nothing more."""
+
+PAIRED_APP = """
+import threading
+
+import myapp
+
+# The first {together} samples to reach the app in this process wait for each other before their
+# model call and again after it: their calls then reach the gateway while all {together} runs are
+# open, so each must be told apart from the others by its content. The wait never times out in
+# a passing run; a run that never has {together} samples open at once fails with a broken barrier.
+BEFORE = threading.Barrier({together}, timeout=60)
+AFTER = threading.Barrier({together}, timeout=60)
+LOCK = threading.Lock()
+ARRIVED = [0]
+
+
+def answer(request):
+    with LOCK:
+        ARRIVED[0] += 1
+        waits = ARRIVED[0] <= {together}
+    if waits:
+        BEFORE.wait()
+    text = myapp.answer(request)
+    if waits:
+        AFTER.wait()
+    return text
+"""
 
 
 def many_samples(pytester: pytest.Pytester, llm: FakeLLM) -> None:
@@ -298,9 +326,15 @@ def many_samples(pytester: pytest.Pytester, llm: FakeLLM) -> None:
     write_sample_set(pytester, *samples)
 
 
+def write_paired_app(pytester: pytest.Pytester, together: int) -> None:
+    (pytester.path / "paired.py").write_text(PAIRED_APP.format(together=together), encoding="utf-8")
+
+
 @pytest.mark.multiprocess
 @pytest.mark.parametrize(
-    "replay_args", [("--omk-concurrency", "16"), ("-n", "2")], ids=["concurrency-16", "xdist-2"]
+    ("replay_args", "together"),
+    [(("--omk-concurrency", "16"), 4), (("-n", "2"), 2)],
+    ids=["concurrency-16", "xdist-2"],
 )
 def test_concurrent_samples_get_their_own_inner_answers(
     pytester: pytest.Pytester,
@@ -308,26 +342,43 @@ def test_concurrent_samples_get_their_own_inner_answers(
     llm: FakeLLM,
     monkeypatch: pytest.MonkeyPatch,
     replay_args: tuple[str, ...],
+    together: int,
 ) -> None:
+    """Samples whose app runs overlap (a rendezvous in the app makes sure of it, both when recording
+    and when replaying: 4 runs open at once in one process, 2 in each of 2 xdist workers, whose
+    queues are each at least 2 deep) each get the answers to their own model calls."""
     if replay_args[0] == "-n":
         pytest.importorskip("xdist")
     ini(pytester)
     many_samples(pytester, llm)
     write_app(pytester, "v1")
-    args = ("--omk-executor", "python:myapp:answer", "--omk-recordings", "rec")
+    write_paired_app(pytester, 4)
+    args = ("--omk-executor", "python:paired:answer", "--omk-recordings", "rec")
     omk_run(*args, "--omk-record-mode", "new_episodes", "--omk-concurrency", "16").assert_outcomes(
         passed=MANY
     )
     assert len(llm.requests) == MANY
+    # Each recorded call is filed under the sample that made it (the gateway told the open runs apart).
+    recorded = [
+        json.loads(f.read_text(encoding="utf-8")) for f in sorted((pytester.path / "rec").rglob("*.json"))
+    ]
+    assert sorted((r["label"], r["body"]["messages"][-1]["content"]) for r in recorded) == [
+        (f"s{i:03d}", f"This is a question from s{i:03d}.") for i in range(MANY)
+    ]
     write_app(pytester, "version 2")
+    write_paired_app(pytester, together)
     llm.stop()
     monkeypatch.setenv("CI", "true")
-    result = run_pytest(pytester, *args, *replay_args, "--omk-report", "r.json", subprocess=True)
+    result = run_pytest(pytester, *args, *replay_args, "--omk-report", "r.json")
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-4000:]
     result.assert_outcomes(passed=MANY)
     records = report_samples(load_report(pytester.path / "r.json"))
     assert {sid: r["execution"]["output"] for sid, r in records.items()} == {
         f"s{i:03d}": f"version 2: answer for s{i:03d}" for i in range(MANY)
+    }
+    # ... and each replayed call is counted for the sample that made it, not for another open run.
+    assert {sid: r["modelCalls"] for sid, r in records.items()} == {
+        f"s{i:03d}": {"live": 0, "replayed": 1} for i in range(MANY)
     }
     assert load_report(pytester.path / "r.json")["summary"]["modelCalls"] == {"live": 0, "replayed": MANY}
 

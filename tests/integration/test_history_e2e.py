@@ -1,8 +1,9 @@
 """``render --history``: eight real runs with planted histories, read back as a trend.
 
-Each run is a real pytest run of one sample file through the scripted fake command executor and
-the scripted fake judge, scripted differently per run; each run's clock starts on its own day, so
-``startedAt`` orders them. Planted: a sample that breaks in run 8, one that breaks in run 6, one
+Each run is a real pytest run of one sample file through a scripted executor and a scripted judge
+(Python functions in the project reading the run's script: a command per sample would spend a
+child interpreter on each of 184 calls, and what is read back is the report, whoever answered),
+scripted differently per run; each run's clock starts on its own day, so ``startedAt`` orders them. Planted: a sample that breaks in run 8, one that breaks in run 6, one
 that flaps, one fixed in run 7, one failing in every run, stable ones, and judged samples whose
 judge scores slide over the last five runs (still passing).
 """
@@ -17,7 +18,7 @@ from typing import Any
 import jsonschema
 import pytest
 
-from tests.support import REPO, FakeCommand, OmkRun, judge_reply, omk_command, sample, write_sample_set
+from tests.support import REPO, OmkRun, omk_command, sample, write_sample_set
 from tests.support.clock import start_runs_at
 
 RUNS = 8
@@ -46,13 +47,36 @@ def _samples() -> list[dict[str, Any]]:
     return checked + [sample(name, f"judge {name}", rubric=rubric) for name in JUDGED]
 
 
-def _run(omk_run: OmkRun, fake_command: FakeCommand, fake_judge: FakeCommand, run: int) -> None:
+SCRIPTED = """\
+import json
+from pathlib import Path
+
+
+def _script():
+    return json.loads(Path("history-script.json").read_text(encoding="utf-8"))
+
+
+def answer(request):
+    return _script()["answers"][request.sample_id]
+
+
+def judge(request):
+    score = _script()["judge"][request.sample_id]
+    return json.dumps({"score": score, "reason": "scripted judge reply"})
+"""
+"""The executor and the judge, answering per ``sample_id`` from the run's ``history-script.json``."""
+
+
+def _run(omk_run: OmkRun, cwd: Path, run: int) -> None:
     answers = {name: ("bad" if run in fails else "good") for name, fails in PLANTED_FAILS.items()}
     answers |= {name: "good" for name in [*STABLE, *JUDGED]}
-    executor = fake_command.script(answers)
-    judge = fake_judge.script({name: judge_reply(JUDGE_SCORES[run - 1]) for name in JUDGED})
+    judged = dict.fromkeys(JUDGED, JUDGE_SCORES[run - 1])
+    script = {"answers": answers, "judge": judged}
+    (cwd / "history-script.json").write_text(json.dumps(script), encoding="utf-8")
     result = omk_run(
-        f"--omk-executor={executor}", f"--omk-judge={judge}", f"--omk-report=reports/run-{run}.json"
+        "--omk-executor=python:history_scripted:answer",
+        "--omk-judge=python:history_scripted:judge",
+        f"--omk-report=reports/run-{run}.json",
     )
     failing = sum(1 for fails in PLANTED_FAILS.values() if run in fails)
     # A failed sample counts twice: the item and its failed check's subtest.
@@ -60,17 +84,13 @@ def _run(omk_run: OmkRun, fake_command: FakeCommand, fake_judge: FakeCommand, ru
 
 
 @pytest.fixture
-def eight_reports(
-    pytester: pytest.Pytester,
-    omk_run: OmkRun,
-    fake_command: FakeCommand,
-    fake_judge: FakeCommand,
-    monkeypatch: pytest.MonkeyPatch,
-) -> list[str]:
+def eight_reports(pytester: pytest.Pytester, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch) -> list[str]:
     write_sample_set(pytester, *_samples())
+    pytester.makepyfile(history_scripted=SCRIPTED)
+    pytester.syspathinsert()
     for run in range(1, RUNS + 1):
         start_runs_at(monkeypatch, START + run * DAY)
-        _run(omk_run, fake_command, fake_judge, run)
+        _run(omk_run, pytester.path, run)
     return [f"reports/run-{run}.json" for run in range(1, RUNS + 1)]
 
 
@@ -139,13 +159,12 @@ def test_planted_states_and_the_slide_are_found_in_any_order_and_nothing_else(
 
 
 def test_runs_of_different_sample_sets_are_shown_as_such(
-    pytester: pytest.Pytester,
-    omk_run: OmkRun,
-    fake_command: FakeCommand,
-    monkeypatch: pytest.MonkeyPatch,
+    pytester: pytest.Pytester, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     check = [{"type": "contains", "value": "good"}]
-    executor = f"--omk-executor={fake_command.script({'*': 'good'})}"
+    pytester.makepyfile(history_good_app="def answer(request):\n    return 'good'\n")
+    pytester.syspathinsert()
+    executor = "--omk-executor=python:history_good_app:answer"
     sets = [["a", "b", "c"], ["a", "b", "c"], ["a", "c", "d"], ["a", "c", "d"]]
     for run, names in enumerate(sets, start=1):
         write_sample_set(pytester, *(sample(n, f"say {n}", assertions=check) for n in names))

@@ -64,18 +64,16 @@ def merge(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return omk_command(cwd, "merge", *args)
 
 
-@pytest.mark.multiprocess
 def test_three_shards_merged_equal_one_run(
     project: pytest.Pytester, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ANSWER_MODE", "good")
-    omk_run(*COMMON, "--omk-report=base.json", subprocess=True)
+    omk_run(*COMMON, "--omk-report=base.json")
     monkeypatch.setenv("ANSWER_MODE", "mixed")
     gate = ("--omk-baseline=base.json", "--omk-fail-on-regression=0.1")
-    one = omk_run(*COMMON, *gate, "--omk-report=one.json", subprocess=True)
+    one = omk_run(*COMMON, *gate, "--omk-report=one.json")
     shards = [
-        omk_run(*COMMON, *gate, f"--omk-shard={k}/3", f"--omk-report=shard-{k}.json", subprocess=True)
-        for k in (1, 2, 3)
+        omk_run(*COMMON, *gate, f"--omk-shard={k}/3", f"--omk-report=shard-{k}.json") for k in (1, 2, 3)
     ]
 
     # The shards split the 18 items (9 samples x 2 variants) into three disjoint blocks.
@@ -96,7 +94,6 @@ def test_three_shards_merged_equal_one_run(
     assert normalised(project.path / "merged.json") == normalised(project.path / "one.json")
 
 
-@pytest.mark.multiprocess
 @pytest.mark.parametrize(
     ("shards", "message"),
     [
@@ -108,15 +105,14 @@ def test_merge_names_missing_or_repeated_shards(
     project: pytest.Pytester, omk_run: OmkRun, shards: tuple[int, ...], message: str
 ) -> None:
     for k in sorted(set(shards)):
-        omk_run(*COMMON, f"--omk-shard={k}/3", f"--omk-report=shard-{k}.json", subprocess=True)
+        omk_run(*COMMON, f"--omk-shard={k}/3", f"--omk-report=shard-{k}.json")
     result = merge(project.path, *(f"shard-{k}.json" for k in shards))
     assert result.returncode == 4
     assert message in result.stderr and "Traceback" not in result.stderr
 
 
-@pytest.mark.multiprocess
 def test_merge_rejects_a_file_that_is_no_shard_report(project: pytest.Pytester, omk_run: OmkRun) -> None:
-    omk_run(*COMMON, "--omk-report=whole.json", subprocess=True)
+    omk_run(*COMMON, "--omk-report=whole.json")
     (project.path / "junk.json").write_text(json.dumps({"hello": 1}), encoding="utf-8")
     whole = merge(project.path, "whole.json")
     assert whole.returncode == 4 and "whole.json is not a shard's report" in whole.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -73,13 +74,21 @@ def parse_junit(path: Path) -> JUnitReport:
     return JUnitReport(suite_properties=suite_props, cases=cases, suite=dict(suite.attrib))
 
 
+@functools.lru_cache(maxsize=4)
+def _validator(schema_text: str) -> Any:
+    """A validator for the schema ``schema_text``, the schema itself checked once: checking it
+    against its metaschema costs about 0.26 CPU-s, and reports are loaded hundreds of times a
+    suite. Keyed by the text, so a schema regenerated during the session is checked again."""
+    schema = json.loads(schema_text)
+    validator_cls = jsonschema.validators.validator_for(schema)
+    validator_cls.check_schema(schema)
+    return validator_cls(schema, format_checker=validator_cls.FORMAT_CHECKER)
+
+
 def load_report(path: Path) -> dict[str, Any]:
     """Load an ``--omk-report`` document and validate it against its JSON Schema."""
     document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    schema = json.loads(REPORT_SCHEMA.read_text(encoding="utf-8"))
-    validator_cls = jsonschema.validators.validator_for(schema)
-    validator_cls.check_schema(schema)
-    validator = validator_cls(schema, format_checker=validator_cls.FORMAT_CHECKER)
+    validator = _validator(REPORT_SCHEMA.read_text(encoding="utf-8"))
     errors = sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path))
     assert not errors, "report does not match its schema:\n" + "\n".join(
         f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in errors
