@@ -3,9 +3,9 @@
 What the model gateway (:mod:`pytest_omk.app.gateway`) listens with. Its connections speak a
 small, strict HTTP/1.1 (:mod:`pytest_omk.app.connection`, which says why not h11's): it bounds a
 head, refuses CR, LF and controls in header names and values, in what it reads and in what it
-writes, and any ambiguous body framing. This module keeps the listener, its limits (a cap on open
+writes, and any ambiguous body framing. This module keeps the server, its limits (a cap on open
 connections, deadlines for a request's head, its body and an idle kept-alive connection) and the
-handler's answer. Its loop is its own, not the
+handler's answer; :mod:`pytest_omk.app.listener` accepts its connections. Its loop is its own, not the
 call loop's: an ``async`` app that calls a blocking client would otherwise stop the very loop that
 must answer it. No pytest here.
 """
@@ -20,6 +20,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
 from pytest_omk.app.connection import Connections
+from pytest_omk.app.listener import Listener
 from pytest_omk.app.messages import (
     MAX_BODY_BYTES,
     MAX_HEAD_BYTES,
@@ -57,7 +58,7 @@ class LoopbackServer:
         self.limits = limits or Limits()
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name=name, daemon=True)
-        self._server: asyncio.Server | None = None
+        self._listener: Listener | None = None
         self._connections: set[asyncio.Task[None]] = set()
         self.port = 0
         self.accepted = 0
@@ -70,9 +71,15 @@ class LoopbackServer:
     def start(self) -> int:
         """Bind and serve; returns the port."""
         self._thread.start()
-        self._server = self.run(asyncio.start_server(self.pool.serve, "127.0.0.1", 0, limit=MAX_HEAD_BYTES))
-        self.port = int(self._server.sockets[0].getsockname()[1])
+        self._listener = Listener(self.pool.serve, cap=self.limits.connections, limit=MAX_HEAD_BYTES)
+        self._loop.call_soon_threadsafe(self._listener.start)
+        self.port = self._listener.port
         return self.port
+
+    @property
+    def sockets_at_most(self) -> int:
+        """The most connections' sockets this server has held at once (0 before :meth:`start`)."""
+        return 0 if self._listener is None else self._listener.peak
 
     def run(self, coro: Coroutine[Any, Any, T]) -> T:
         """Run ``coro`` on the server's loop and wait for its result."""
@@ -103,8 +110,8 @@ class LoopbackServer:
             return
 
         async def shut() -> None:
-            if self._server is not None:
-                self._server.close()
+            if self._listener is not None:
+                self._listener.close()
             tasks = list(self._connections)
             for task in tasks:
                 task.cancel()

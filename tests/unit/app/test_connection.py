@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import time
 from collections.abc import Callable, Iterator
@@ -68,6 +69,28 @@ def test_at_the_cap_the_longest_waiting_connection_makes_room(
     second.sendall(b"Host: x\r\nConnection: close\r\n\r\n")
     assert read_all(second).endswith(b"\r\n\r\nok")
     for sock in (first, second, third):
+        sock.close()
+
+
+def test_a_flood_never_holds_more_sockets_than_the_cap_and_the_newcomer(
+    serve: Callable[[Limits], LoopbackServer],
+) -> None:
+    # 200 half-open connections as fast as they connect (the kernel queues them): asyncio's own
+    # server accepted up to a hundred in one turn and held them all while it closed others to make
+    # room; this one accepts the next only once a socket is given back.
+    server = serve(Limits(connections=4))
+    flood = [socket.create_connection(("127.0.0.1", server.port), timeout=10) for _ in range(200)]
+    for sock in flood:
+        with contextlib.suppress(OSError):  # closed already to make room
+            sock.sendall(b"POST / HTTP/1.1\r\nHost: x\r\n")
+    # Every one of them was accepted in turn, each making room for the next ...
+    until(lambda: server.accepted == 200)
+    # ... and a real request after the flood is still served.
+    last = connect(server, FULL)
+    assert read_all(last).endswith(b"\r\n\r\nok")
+    assert server.accepted == 201
+    assert server.sockets_at_most <= 5
+    for sock in [*flood, last]:
         sock.close()
 
 
