@@ -166,6 +166,19 @@ def problems_in(sink: str, texts: Iterator[str] | list[str], configured: Secrets
     return sorted(set(found))
 
 
+def in_process(
+    pytester: pytest.Pytester, capfd: pytest.CaptureFixture[str], *args: str
+) -> tuple[pytest.RunResult, str]:
+    """A run in this process and everything it printed: what pytest wrote to ``sys.stdout`` and
+    ``sys.stderr`` and, through ``capfd``, anything written to the file descriptors 1 and 2
+    themselves (a child command's inherited stderr, C code), which a child pytest's pipes would hold.
+    No claim here needs a fresh interpreter, so no child pytest is started (about a CPU-second each).
+    """
+    result = run_pytest(pytester, *args)
+    held = capfd.readouterr()
+    return result, result.stdout.str() + result.stderr.str() + held.out + held.err
+
+
 MODES = {
     "tb-auto": ("--tb=auto",),
     "tb-long": ("--tb=long",),
@@ -174,13 +187,19 @@ MODES = {
     "tb-native": ("--tb=native",),
     "tb-no": ("--tb=no",),
     "verbose-line": ("-v", "--tb=line"),
-    "xdist-line": ("-n", "2", "--tb=line"),
 }
+"""Run in process; the workers of ``-n 2`` write to their own descriptors, so that mode is a child pytest."""
+XDIST = ("-n", "2", "--tb=line")
 
 
-@pytest.mark.multiprocess
 @probe("terminal")
-@pytest.mark.parametrize("mode", MODES.values(), ids=MODES.keys())
+@pytest.mark.parametrize(
+    "mode",
+    [
+        *(pytest.param(args, id=name) for name, args in MODES.items()),
+        pytest.param(XDIST, id="xdist-line", marks=pytest.mark.multiprocess),
+    ],
+)
 def test_no_sink_shows_a_secret_or_a_raw_control_under_any_mode(
     pytester: pytest.Pytester,
     omk_run: OmkRun,
@@ -188,6 +207,7 @@ def test_no_sink_shows_a_secret_or_a_raw_control_under_any_mode(
     fake_judge: FakeCommand,
     run_secrets: Secrets,
     monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
     mode: tuple[str, ...],
 ) -> None:
     executor, judge = hostile_samples(pytester, fake_command, fake_judge, run_secrets.echoed())
@@ -198,8 +218,7 @@ def test_no_sink_shows_a_secret_or_a_raw_control_under_any_mode(
     summary = pytester.path / "step-summary.md"
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
 
-    result = run_pytest(
-        pytester,
+    args = (
         "--color=no",
         executor,
         judge,
@@ -212,10 +231,13 @@ def test_no_sink_shows_a_secret_or_a_raw_control_under_any_mode(
         "--omk-report=report.json",
         "--omk-html=report.html",
         "--omk-markdown=summary.md",
-        subprocess=True,
     )
-    assert result.ret == pytest.ExitCode.TESTS_FAILED, result.stdout.str()
-    terminal = result.stdout.str() + result.stderr.str()
+    if mode == XDIST:
+        result = run_pytest(pytester, *args, subprocess=True)
+        terminal = result.stdout.str() + result.stderr.str()
+    else:
+        result, terminal = in_process(pytester, capfd, *args)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED, terminal
     assert "ignores recording" in terminal  # the tampered recording was reported (warnings summary)
     sinks = {
         "terminal": [terminal],
@@ -236,17 +258,18 @@ def test_no_sink_shows_a_secret_or_a_raw_control_under_any_mode(
 # --- one finding each -------------------------------------------------------------------------------
 
 
-@pytest.mark.multiprocess
 @probe("terminal")
 def test_tb_line_shows_judge_reasons_and_check_messages_escaped_and_scrubbed(
     pytester: pytest.Pytester,
     fake_command: FakeCommand,
     fake_judge: FakeCommand,
     run_secrets: Secrets,
+    capfd: pytest.CaptureFixture[str],
 ) -> None:
     executor, judge = hostile_samples(pytester, fake_command, fake_judge, run_secrets.echoed())
-    result = run_pytest(
+    result, out = in_process(
         pytester,
+        capfd,
         "--color=no",
         executor,
         judge,
@@ -254,11 +277,9 @@ def test_tb_line_shows_judge_reasons_and_check_messages_escaped_and_scrubbed(
         "--tb=line",
         "-rA",
         "--junitxml=junit.xml",
-        subprocess=True,
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    out = result.stdout.str()
-    problems = problems_in("terminal", [out, result.stderr.str()], run_secrets)
+    problems = problems_in("terminal", [out], run_secrets)
     problems += problems_in("JUnit", list(junit_texts(pytester.path / "junit.xml")), run_secrets)
     assert not problems, problems
     # Both reasons are printed under --tb=line, visibly escaped.
@@ -266,7 +287,6 @@ def test_tb_line_shows_judge_reasons_and_check_messages_escaped_and_scrubbed(
     assert "judge says \\x1b[2J" in out
 
 
-@pytest.mark.multiprocess
 @probe("secrets")
 def test_pytest_html_extras_carry_no_secret(
     pytester: pytest.Pytester,
@@ -284,7 +304,6 @@ def test_pytest_html_extras_carry_no_secret(
         "--omk-record-mode=off",
         "--html=page.html",
         "--self-contained-html",
-        subprocess=True,
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     texts = list(pytest_html_texts(pytester.path / "page.html"))
@@ -293,11 +312,14 @@ def test_pytest_html_extras_carry_no_secret(
     assert not leaks, leaks
 
 
-@pytest.mark.multiprocess
 @probe("terminal")
 @pytest.mark.parametrize("mode", ["new_episodes", "once"])
 def test_recording_warnings_escape_control_characters_in_local_modes(
-    pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand, mode: str
+    pytester: pytest.Pytester,
+    omk_run: OmkRun,
+    fake_command: FakeCommand,
+    capfd: pytest.CaptureFixture[str],
+    mode: str,
 ) -> None:
     write_samples(
         pytester,
@@ -313,16 +335,12 @@ def test_recording_warnings_escape_control_characters_in_local_modes(
     record = ("--omk-judge=none", "--omk-recordings=recs", *APP_ANSWERS)
     assert omk_run(executor, *record, "--omk-record-mode=new_episodes").ret == 0
     hostile = tamper_a_recording_name(pytester.path / "recs")
-    result = run_pytest(
-        pytester, "--color=no", executor, *record, f"--omk-record-mode={mode}", "-rA", subprocess=True
-    )
-    out = result.stdout.str() + result.stderr.str()
+    _, out = in_process(pytester, capfd, "--color=no", executor, *record, f"--omk-record-mode={mode}", "-rA")
     assert "ignores recording" in out, out
     assert "\x1b" not in out and "\x07" not in out and hostile.name not in out
     assert "\\x1b]0;pwned\\x07" in out  # named, visibly
 
 
-@pytest.mark.multiprocess
 @probe("terminal")
 def test_a_bidi_override_never_reaches_html_or_markdown(
     pytester: pytest.Pytester, fake_command: FakeCommand, monkeypatch: pytest.MonkeyPatch
@@ -351,7 +369,6 @@ def test_a_bidi_override_never_reaches_html_or_markdown(
         "--omk-markdown=summary.md",
         "--html=page.html",
         "--self-contained-html",
-        subprocess=True,
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     pages = {
