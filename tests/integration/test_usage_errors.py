@@ -22,14 +22,30 @@ from tests.support.wrapped import unwrapped
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
-def usage_line(result: pytest.RunResult) -> str:
-    """The run's one usage-error line; the run must have exited 4 without a traceback."""
-    text = result.stdout.str() + result.stderr.str()
+def usage_line(result: pytest.RunResult, capfd: pytest.CaptureFixture[str] | None = None) -> str:
+    """The run's one usage-error line; the run must have exited 4 without a traceback.
+
+    ``capfd``: the run was in this process with xdist workers, which write to the file descriptors
+    1 and 2 themselves (a child pytest's pipes would hold that): it is read too.
+    """
+    text = result.stdout.str() + result.stderr.str() + fd_text(capfd)
     assert result.ret == pytest.ExitCode.USAGE_ERROR, text
     assert "INTERNALERROR" not in text and "Traceback" not in text, text
     lines = [line for line in result.stderr.lines if line.startswith("ERROR: ")]
     assert len(lines) == 1, text
     return lines[0]
+
+
+def fd_text(capfd: pytest.CaptureFixture[str] | None) -> str:
+    """What reached the file descriptors 1 and 2 since the last read (xdist workers' own output).
+
+    The xdist runs keep their controller in this process: a child pytest (about a CPU-second) would
+    prove nothing more, as what its pipes held is read here.
+    """
+    if capfd is None:
+        return ""
+    held = capfd.readouterr()
+    return held.out + held.err
 
 
 def two_samples(pytester: pytest.Pytester) -> None:
@@ -49,28 +65,28 @@ def two_samples(pytester: pytest.Pytester) -> None:
 
 @pytest.mark.multiprocess
 def test_a_missing_key_is_the_same_usage_error_with_and_without_xdist(
-    pytester: pytest.Pytester, omk_run: OmkRun
+    pytester: pytest.Pytester, omk_run: OmkRun, capfd: pytest.CaptureFixture[str]
 ) -> None:
     two_samples(pytester)
     pytester.makeini("[pytest]\nomk_executor = openai\n")
     args = ("--omk-record-mode=new_episodes", "--omk-recordings=rec")
     alone = usage_line(omk_run(*args))
-    spread = usage_line(omk_run(*args, "-n", "2", subprocess=True))
+    spread = usage_line(omk_run(*args, "-n", "2"), capfd)
     assert "OPENAI_API_KEY" in alone and "has no recording to replay" in alone
     assert spread == alone
 
 
 @pytest.mark.multiprocess
 def test_a_judge_without_key_is_a_usage_error_under_xdist_and_blames_no_test(
-    pytester: pytest.Pytester, omk_run: OmkRun
+    pytester: pytest.Pytester, omk_run: OmkRun, capfd: pytest.CaptureFixture[str]
 ) -> None:
     two_samples(pytester)
-    result = omk_run(
-        "--omk-executor=echo", "--omk-judge=openai", "--omk-record-mode=off", "-n", "2", subprocess=True
-    )
+    result = omk_run("--omk-executor=echo", "--omk-judge=openai", "--omk-record-mode=off", "-n", "2")
+    workers = fd_text(capfd)
     line = usage_line(result)
+    assert "INTERNALERROR" not in workers and "Traceback" not in workers, workers
     assert "--omk-judge" in line and "OPENAI_API_KEY" in line
-    assert "test_plain" not in result.stdout.str() + result.stderr.str()
+    assert "test_plain" not in result.stdout.str() + result.stderr.str() + workers
 
 
 def docs_conftest() -> str:
@@ -85,13 +101,13 @@ def docs_conftest() -> str:
 @pytest.mark.multiprocess
 @pytest.mark.parametrize("xdist", [False, True], ids=["alone", "n2"])
 def test_disabling_the_plugin_next_to_a_conftest_from_the_docs_works(
-    pytester: pytest.Pytester, xdist: bool
+    pytester: pytest.Pytester, capfd: pytest.CaptureFixture[str], xdist: bool
 ) -> None:
     pytester.makeconftest(docs_conftest())
     pytester.makepyfile(test_plain="def test_plain():\n    assert True\n")
     # Not omk_run: its --omk-* arguments do not exist with the plugin turned off.
-    result = run_pytest(pytester, "-p", "no:omk", *(("-n", "2") if xdist else ()), subprocess=xdist)
-    text = result.stdout.str() + result.stderr.str()
+    result = run_pytest(pytester, "-p", "no:omk", *(("-n", "2") if xdist else ()))
+    text = result.stdout.str() + result.stderr.str() + fd_text(capfd)
     assert "PluginValidationError" not in text and "INTERNALERROR" not in text, text
     result.assert_outcomes(passed=1)
 
@@ -99,22 +115,22 @@ def test_disabling_the_plugin_next_to_a_conftest_from_the_docs_works(
 @pytest.mark.multiprocess
 @pytest.mark.parametrize("xdist", [False, True], ids=["alone", "n2"])
 def test_an_unreadable_system_prompt_file_is_one_line(
-    pytester: pytest.Pytester, omk_run: OmkRun, xdist: bool
+    pytester: pytest.Pytester, omk_run: OmkRun, capfd: pytest.CaptureFixture[str], xdist: bool
 ) -> None:
     two_samples(pytester)
     args = ("--omk-executor=echo", "--omk-system", "nope.md", *(("-n", "2") if xdist else ()))
-    line = usage_line(omk_run(*args, subprocess=xdist))
+    line = usage_line(omk_run(*args), capfd)
     assert "--omk-system" in line and "nope.md" in line
 
 
 @pytest.mark.multiprocess
 @pytest.mark.parametrize("xdist", [False, True], ids=["alone", "n2"])
 def test_an_unimportable_python_executor_is_one_line(
-    pytester: pytest.Pytester, omk_run: OmkRun, xdist: bool
+    pytester: pytest.Pytester, omk_run: OmkRun, capfd: pytest.CaptureFixture[str], xdist: bool
 ) -> None:
     two_samples(pytester)
     args = ("--omk-executor=python:myapp.nope:executor", *(("-n", "2") if xdist else ()))
-    line = usage_line(omk_run(*args, subprocess=xdist))
+    line = usage_line(omk_run(*args), capfd)
     assert "--omk-executor" in line and "myapp.nope" in line
 
 
@@ -240,11 +256,15 @@ def test_no_executor_says_why_in_the_summary_without_rs(pytester: pytest.Pyteste
 @pytest.mark.multiprocess
 @pytest.mark.parametrize("xdist", [False, True], ids=["alone", "n2"])
 def test_no_executor_under_ci_is_a_usage_error(
-    pytester: pytest.Pytester, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch, xdist: bool
+    pytester: pytest.Pytester,
+    omk_run: OmkRun,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+    xdist: bool,
 ) -> None:
     two_samples(pytester)
     monkeypatch.setenv("CI", "true")
-    line = usage_line(omk_run(*(("-n", "2") if xdist else ()), subprocess=xdist))
+    line = usage_line(omk_run(*(("-n", "2") if xdist else ())), capfd)
     assert NO_EXECUTOR in line
 
 
