@@ -1,6 +1,6 @@
 """Helpers shared by the project's own tests; their fixtures are the plugin :mod:`.fixtures`."""
 
-from tests.support.commands import FAKE_COMMAND, FakeCommand, judge_reply, omk_command
+from tests.support.commands import FAKE_COMMAND, FakeCommand, judge_reply, omk_command, omk_main
 from tests.support.documents import (
     NO_EXECUTOR,
     SCHEMA_VERSION,
@@ -40,6 +40,7 @@ __all__ = [
     "judged_sample",
     "load_report",
     "omk_command",
+    "omk_main",
     "parse_junit",
     "point_openai_at",
     "report_samples",
