@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from markdown_it import MarkdownIt
 
-from tests.support import FakeCommand, OmkRun, executor_arg, omk_command, sample, write_sample_set
+from tests.support import FakeCommand, OmkRun, executor_arg, omk_main, sample, write_sample_set
 
 probe = pytest.mark.probe
 EVIL = (
@@ -26,14 +26,28 @@ EVIL = (
 CHECK = [{"type": "contains", "value": "fine"}]
 
 
+@pytest.fixture(scope="module")
+def built() -> dict[str, bytes]:
+    """The two report files, made once per module by the first test that asks: each test then edits
+    its own copy (two pytest runs less per test)."""
+    return {}
+
+
 @pytest.fixture
-def reports(pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand) -> Path:
+def reports(
+    pytester: pytest.Pytester, omk_run: OmkRun, fake_command: FakeCommand, built: dict[str, bytes]
+) -> Path:
     """A run's report against a baseline (so it has the PR section): ``bad`` newly fails."""
     write_sample_set(pytester, sample("ok", "hi", assertions=CHECK), sample("bad", "hi", assertions=CHECK))
+    if built:
+        for name, data in built.items():
+            (pytester.path / name).write_bytes(data)
+        return pytester.path
     omk_run(executor_arg(fake_command.script({"ok": {"output": "fine"}, "bad": {"output": "fine"}})),
             "--omk-report=base.json")  # fmt: skip
     omk_run(executor_arg(fake_command.script({"ok": {"output": "fine"}, "bad": {"output": "no"}})),
             "--omk-baseline=base.json", "--omk-report=run.json")  # fmt: skip
+    built.update({name: (pytester.path / name).read_bytes() for name in ("base.json", "run.json")})
     return pytester.path
 
 
@@ -47,7 +61,7 @@ def save(path: Path, document: dict[str, Any]) -> None:
 
 
 def render(cwd: Path, report: str) -> Any:
-    return omk_command(cwd, "render", report, "--html", "out.html", "--markdown", "out.md")
+    return omk_main(cwd, "render", report, "--html", "out.html", "--markdown", "out.md")
 
 
 def refused(done: Any, *words: str) -> None:
@@ -152,7 +166,7 @@ def test_merge_and_render_refuse_the_same_file(reports: Path) -> None:
     document["samples"][0]["scores"]["composite"] = "5"
     save(reports / "evil.json", document)
     rendered = render(reports, "evil.json")
-    merged = omk_command(reports, "merge", "evil.json")
+    merged = omk_main(reports, "merge", "evil.json")
     refused(rendered, "evil.json: samples[0].scores.composite")
     refused(merged, "evil.json: samples[0].scores.composite")
 
