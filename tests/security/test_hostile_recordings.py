@@ -112,6 +112,7 @@ def rewrite(path: Path, change: dict[str, Any]) -> None:
 # --- what the file is -------------------------------------------------------------------------------
 
 
+@pytest.mark.multiprocess  # guarded_run starts a child pytest
 @probe("hostile recording")
 def test_a_recording_linked_to_dev_zero_is_refused_without_reading_it(
     pytester: pytest.Pytester, recorded: tuple[str, Path]
@@ -122,6 +123,7 @@ def test_a_recording_linked_to_dev_zero_is_refused_without_reading_it(
     assert_error_naming(pytester, replay(pytester, executor, guarded=True), path, "not a regular file")
 
 
+@pytest.mark.multiprocess  # guarded_run starts a child pytest
 @probe("hostile recording")
 def test_a_recording_that_is_a_fifo_is_refused_without_blocking(
     pytester: pytest.Pytester, recorded: tuple[str, Path]
@@ -144,6 +146,7 @@ def test_a_deeply_nested_recording_is_refused(pytester: pytest.Pytester, recorde
     assert_error_naming(pytester, replay(pytester, executor), path, "nests deeper than")
 
 
+@pytest.mark.multiprocess  # guarded_run starts a child pytest
 @probe("hostile recording")
 def test_an_oversized_recording_is_refused_before_it_is_read_whole(
     pytester: pytest.Pytester, recorded: tuple[str, Path]
