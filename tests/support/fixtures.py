@@ -41,13 +41,19 @@ def pytester(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pyte
 
 @pytest.fixture
 def omk_run(pytester: pytest.Pytester) -> OmkRun:
-    """``omk_run(*args, subprocess=False, record_mode="off", ci=None)``: :func:`run_pytest` in the
-    pytester dir, recordings off unless the test gives a record mode."""
+    """``omk_run(*args, subprocess=False, record_mode="off", ci=None, keep_ctrl_c=False)``:
+    :func:`run_pytest` in the pytester dir, recordings off unless the test gives a record mode."""
 
     def run(
-        *args: str | Path, subprocess: bool = False, record_mode: str | None = "off", ci: bool | None = None
+        *args: str | Path,
+        subprocess: bool = False,
+        record_mode: str | None = "off",
+        ci: bool | None = None,
+        keep_ctrl_c: bool = False,
     ) -> pytest.RunResult:
-        return run_pytest(pytester, *args, subprocess=subprocess, record_mode=record_mode, ci=ci)
+        return run_pytest(
+            pytester, *args, subprocess=subprocess, record_mode=record_mode, ci=ci, keep_ctrl_c=keep_ctrl_c
+        )
 
     return run
 

@@ -26,11 +26,13 @@ def run_pytest(
     subprocess: bool = False,
     record_mode: str | None = None,
     ci: bool | None = None,
+    keep_ctrl_c: bool = False,
 ) -> pytest.RunResult:
     """pytest on ``pytester``'s project with ``args``.
 
     ``subprocess``: in a child process (a fresh interpreter: xdist workers, signals, imports)
-    rather than in this one. ``record_mode``: add ``--omk-record-mode=<mode>`` unless ``args`` give
+    rather than in this one. ``keep_ctrl_c``: a ``KeyboardInterrupt`` inside a run in process ends
+    that run only (pytester re-raises it into this session otherwise). ``record_mode``: add ``--omk-record-mode=<mode>`` unless ``args`` give
     one (``None``: the plugin's default applies). ``ci``: ``True`` runs with ``CI=true``, ``False``
     without ``CI``, ``None`` with the environment as it is.
     """
@@ -45,4 +47,4 @@ def run_pytest(
             env.delenv("CI", raising=False)
         if subprocess:
             return pytester.runpytest_subprocess(*argv)
-        return pytester.runpytest_inprocess(*IN_PROCESS_WARNINGS, *argv)
+        return pytester.runpytest_inprocess(*IN_PROCESS_WARNINGS, *argv, no_reraise_ctrlc=keep_ctrl_c)
