@@ -61,9 +61,11 @@ def mcp_config(token: str) -> dict[str, Any]:
     }
 
 
-@pytest.mark.multiprocess
 def test_configured_secrets_appear_in_no_file_and_no_output(
-    pytester: pytest.Pytester, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch
+    pytester: pytest.Pytester,
+    fake_llm: FakeLLM,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
 ) -> None:
     openai_key, anthropic_key = sentinel("sk-openai"), sentinel("sk-ant")
     url_password, mcp_token = sentinel("pw"), sentinel("tok-mcp")
@@ -140,8 +142,11 @@ def test_configured_secrets_appear_in_no_file_and_no_output(
         "--omk-retries=0",
         "--omk-report=omk-report.json",
         "--junitxml=junit.xml",
-        subprocess=True,
     )
+    # In process (the secrets reach it through the environment as they would a child pytest): what
+    # it printed, and through capfd what reached the descriptors 1 and 2 themselves (the MCP
+    # server's stderr, say), which a child's pipes would hold.
+    held = capfd.readouterr()
 
     # The run did what it should: every secret was really used.
     samples = report_samples(load_report(pytester.path / "omk-report.json"))
@@ -175,7 +180,12 @@ def test_configured_secrets_appear_in_no_file_and_no_output(
         for name, value in forbidden.items()
         if value.encode() in data
     ]
-    streams = {"stdout": result.stdout.str(), "stderr": result.stderr.str()}
+    streams = {
+        "stdout": result.stdout.str(),
+        "stderr": result.stderr.str(),
+        "fd 1": held.out,
+        "fd 2": held.err,
+    }
     leaks += [
         f"{name} in {stream}"
         for stream, text in streams.items()
