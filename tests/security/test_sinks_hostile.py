@@ -171,8 +171,9 @@ def in_process(
 ) -> tuple[pytest.RunResult, str]:
     """A run in this process and everything it printed: what pytest wrote to ``sys.stdout`` and
     ``sys.stderr`` and, through ``capfd``, anything written to the file descriptors 1 and 2
-    themselves (a child command's inherited stderr, C code), which a child pytest's pipes would hold.
-    No claim here needs a fresh interpreter, so no child pytest is started (about a CPU-second each).
+    themselves (a child command's inherited stderr, xdist workers, C code), which a child pytest's
+    pipes would hold. No claim here needs a fresh interpreter, so no child pytest is started (about
+    a CPU-second each); under ``-n 2`` the controller is this process and only the workers are new.
     """
     result = run_pytest(pytester, *args)
     held = capfd.readouterr()
@@ -188,8 +189,8 @@ MODES = {
     "tb-no": ("--tb=no",),
     "verbose-line": ("-v", "--tb=line"),
 }
-"""Run in process; the workers of ``-n 2`` write to their own descriptors, so that mode is a child pytest."""
 XDIST = ("-n", "2", "--tb=line")
+"""The one mode that starts processes (two workers): the only one marked ``multiprocess``."""
 
 
 @probe("terminal")
@@ -232,11 +233,7 @@ def test_no_sink_shows_a_secret_or_a_raw_control_under_any_mode(
         "--omk-html=report.html",
         "--omk-markdown=summary.md",
     )
-    if mode == XDIST:
-        result = run_pytest(pytester, *args, subprocess=True)
-        terminal = result.stdout.str() + result.stderr.str()
-    else:
-        result, terminal = in_process(pytester, capfd, *args)
+    result, terminal = in_process(pytester, capfd, *args)
     assert result.ret == pytest.ExitCode.TESTS_FAILED, terminal
     assert "ignores recording" in terminal  # the tampered recording was reported (warnings summary)
     sinks = {
