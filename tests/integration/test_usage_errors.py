@@ -48,6 +48,10 @@ def fd_text(capfd: pytest.CaptureFixture[str] | None) -> str:
     return held.out + held.err
 
 
+XDIST_OR_NOT = [pytest.param(False, id="alone"), pytest.param(True, id="n2", marks=pytest.mark.multiprocess)]
+"""Without xdist, then under ``-n 2``: only the latter starts processes (its workers)."""
+
+
 def two_samples(pytester: pytest.Pytester) -> None:
     write_sample_set(
         pytester,
@@ -98,8 +102,7 @@ def docs_conftest() -> str:
     return found[0]
 
 
-@pytest.mark.multiprocess
-@pytest.mark.parametrize("xdist", [False, True], ids=["alone", "n2"])
+@pytest.mark.parametrize("xdist", XDIST_OR_NOT)
 def test_disabling_the_plugin_next_to_a_conftest_from_the_docs_works(
     pytester: pytest.Pytester, capfd: pytest.CaptureFixture[str], xdist: bool
 ) -> None:
@@ -112,8 +115,7 @@ def test_disabling_the_plugin_next_to_a_conftest_from_the_docs_works(
     result.assert_outcomes(passed=1)
 
 
-@pytest.mark.multiprocess
-@pytest.mark.parametrize("xdist", [False, True], ids=["alone", "n2"])
+@pytest.mark.parametrize("xdist", XDIST_OR_NOT)
 def test_an_unreadable_system_prompt_file_is_one_line(
     pytester: pytest.Pytester, omk_run: OmkRun, capfd: pytest.CaptureFixture[str], xdist: bool
 ) -> None:
@@ -123,8 +125,7 @@ def test_an_unreadable_system_prompt_file_is_one_line(
     assert "--omk-system" in line and "nope.md" in line
 
 
-@pytest.mark.multiprocess
-@pytest.mark.parametrize("xdist", [False, True], ids=["alone", "n2"])
+@pytest.mark.parametrize("xdist", XDIST_OR_NOT)
 def test_an_unimportable_python_executor_is_one_line(
     pytester: pytest.Pytester, omk_run: OmkRun, capfd: pytest.CaptureFixture[str], xdist: bool
 ) -> None:
@@ -253,8 +254,7 @@ def test_no_executor_says_why_in_the_summary_without_rs(pytester: pytest.Pyteste
     unwrapped(result).fnmatch_lines([f"*skipped 2*{NO_EXECUTOR}*"])
 
 
-@pytest.mark.multiprocess
-@pytest.mark.parametrize("xdist", [False, True], ids=["alone", "n2"])
+@pytest.mark.parametrize("xdist", XDIST_OR_NOT)
 def test_no_executor_under_ci_is_a_usage_error(
     pytester: pytest.Pytester,
     omk_run: OmkRun,
