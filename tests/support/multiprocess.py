@@ -47,6 +47,10 @@ def is_child_pytest(argv: object) -> bool:
         return True
     if "-mpytest" in words:  # pytester's own spelling
         return True
+    # ``python -c "...; pytest.main(...)"``: a child pytest under limits set first (descriptors,
+    # memory) is started this way.
+    if any(a == "-c" and "pytest.main(" in b for a, b in itertools.pairwise(words)):
+        return True
     return bool(words) and PurePath(words[0]).name in ("pytest", "py.test")
 
 

@@ -34,6 +34,8 @@ def test_what_asks_for_workers(args: tuple[str, ...], expected: bool) -> None:
         (["/venv/bin/pytest", "tests"], True),
         (["/venv/bin/python", "-mpytest", "--basetemp=x"], True),
         (["python", "-m", "pytest_omk", "merge"], False),
+        (["python", "-c", "import resource, pytest\nsys.exit(pytest.main(sys.argv[1:]))", "-q"], True),
+        (["python", "-c", "print('pytest.main is not called here')"], False),
         (["node", "runner.mjs"], False),
         ("pytest -q", False),
     ],
