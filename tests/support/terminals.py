@@ -8,13 +8,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.runner import QUIET_PLUGINS
+
 ARGS = [
     "-m",
     "pytest",
     "-p",
     "no:cacheprovider",
-    "-p",
-    "no:randomly",
+    *QUIET_PLUGINS,
     "--omk-executor=openai",
     "--omk-judge=none",
     "--omk-record-mode=off",
