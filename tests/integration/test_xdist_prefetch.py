@@ -57,7 +57,6 @@ def test_two_workers_have_every_call_in_flight_at_once(
         "2",
         "--omk-report",
         "r.json",
-        subprocess=True,
     )
     result.assert_outcomes(passed=12)
     assert llm.peak_in_flight == 12
@@ -72,7 +71,7 @@ def test_each_worker_keeps_to_its_share_of_the_concurrency(
     write_questions(pytester, 12)
     llm.add_rule(None, "yes")
     llm.gate(12, timeout=1)  # never opens: at most 2 x 3 calls may be in flight
-    result = omk_run("--omk-executor", "openai", "--omk-concurrency", "6", "-n", "2", subprocess=True)
+    result = omk_run("--omk-executor", "openai", "--omk-concurrency", "6", "-n", "2")
     result.assert_outcomes(passed=12)
     assert llm.peak_in_flight == 6
     assert sum(asked(llm).values()) == 12
@@ -83,7 +82,7 @@ def test_deselected_items_are_never_called(pytester: pytest.Pytester, omk_run: O
     write_questions(pytester, 12)
     llm.add_rule(None, "yes")
     llm.gate(3, timeout=5)
-    result = omk_run("--omk-executor", "openai", "-n", "2", "-k", "s01 or s02 or s03", subprocess=True)
+    result = omk_run("--omk-executor", "openai", "-n", "2", "-k", "s01 or s02 or s03")
     result.assert_outcomes(passed=3)  # xdist does not count deselected items
     assert asked(llm) == Counter({"Question 1": 1, "Question 2": 1, "Question 3": 1})
 
@@ -96,7 +95,7 @@ def test_stopping_early_behaves_as_in_one_process(
 ) -> None:
     write_questions(pytester, 40)
     llm.add_rule(None, "no")  # every sample fails its check
-    result = omk_run("--omk-executor", "openai", "-n", "2", *stop, "--omk-report", "r.json", subprocess=True)
+    result = omk_run("--omk-executor", "openai", "-n", "2", *stop, "--omk-report", "r.json")
     output = result.stdout.str()
     # xdist ends a stopped run with "Interrupted" (exit 2) whatever the tests are; in one process
     # it is 1. Either way the run stops early, with nothing else in the outcome.
