@@ -56,7 +56,6 @@ def test_budget_is_shared_by_the_workers(
         "2",
         "--omk-report",
         "r.json",
-        subprocess=True,
     )
     calls = len(fake_llm.requests)
     # Each worker has half of $0.04 and one call in flight: two calls each, one more in flight at most.
