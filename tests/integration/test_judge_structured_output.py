@@ -180,7 +180,7 @@ def test_under_xdist_each_worker_learns_it_and_the_summary_says_it_once(
 ) -> None:
     refusing(llm, 4)
     write_sample_set(pytester, *JUDGED, *(sample(f"more{i}", f"more {i}", rubric=RUBRIC) for i in range(4)))
-    result = omk_run(*RUN, "-n", "2", "--omk-concurrency=2", subprocess=True)
+    result = omk_run(*RUN, "-n", "2", "--omk-concurrency=2")
     assert result.ret == 0
     assert (
         len([line for line in unwrapped(result).lines if "refused response_format json_object" in line]) == 1
