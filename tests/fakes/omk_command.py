@@ -18,17 +18,21 @@ directory (the sample's cwd). Each answer is:
 With ``--log DIR`` (or ``OMK_FAKE_LOG``) every request is written to ``DIR/<sample_id>.json`` as
 ``{"request": <stdin JSON>, "process_cwd": <os.getcwd()>}`` so tests can check what was sent.
 A sample with no answer and no ``"*"`` fails with exit code 2.
+
+Every call of the fake is a new interpreter (tests start hundreds), so it imports only what
+``json`` brings anyway: no argparse, pathlib or typing, which more than doubled its start-up.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
 import sys
-from pathlib import Path
-from typing import Any
+
+TYPE_CHECKING = False  # typing's own import costs as much as the rest; mypy reads this as True
+if TYPE_CHECKING:
+    from typing import Any
 
 CONTROL_KEYS = ("echo", "text", "exit", "stderr")
 SCRIPT_FILE = "omk-command.json"
@@ -38,24 +42,28 @@ def load_script(option: str | None) -> dict[str, Any]:
     """The answers, from ``--script``, ``OMK_FAKE_SCRIPT`` or ``omk-command.json`` in the cwd."""
     source = option or os.environ.get("OMK_FAKE_SCRIPT")
     if source is None:
-        local = Path.cwd() / SCRIPT_FILE
-        text = local.read_text(encoding="utf-8") if local.is_file() else "{}"
+        text = _read(SCRIPT_FILE) if os.path.isfile(SCRIPT_FILE) else "{}"
     elif source.lstrip().startswith("{"):
         text = source
     else:
-        text = Path(source).read_text(encoding="utf-8")
+        text = _read(source)
     loaded: dict[str, Any] = json.loads(text)
     return loaded
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as file:
+        return file.read()
 
 
 def log_request(directory: str | None, request: dict[str, Any]) -> None:
     if not directory:
         return
     name = re.sub(r"[^A-Za-z0-9_.-]", "_", str(request.get("sample_id") or "unknown"))
-    path = Path(directory) / f"{name}.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
+    os.makedirs(directory, exist_ok=True)
     record = {"request": request, "process_cwd": os.getcwd()}
-    path.write_text(json.dumps(record, ensure_ascii=False, indent=2), encoding="utf-8")
+    with open(os.path.join(directory, f"{name}.json"), "w", encoding="utf-8") as file:
+        file.write(json.dumps(record, ensure_ascii=False, indent=2))
 
 
 def answer(spec: Any, request: dict[str, Any]) -> int:
@@ -82,14 +90,26 @@ def answer(spec: Any, request: dict[str, Any]) -> int:
     return 0
 
 
+def options(argv: list[str]) -> dict[str, str]:
+    """``--script FILE`` and ``--log DIR`` (also ``--name=value``); anything else is a usage error."""
+    found: dict[str, str] = {}
+    words = iter(argv)
+    for word in words:
+        name, equals, value = word.partition("=")
+        if name not in ("--script", "--log"):
+            sys.stderr.write(
+                f"usage: omk_command.py [--script FILE] [--log DIR]: unknown argument {word!r}\n"
+            )
+            raise SystemExit(2)
+        found[name[2:]] = value if equals else next(words, "")
+    return found
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--script", help="JSON file (or inline JSON) of answers keyed by sample_id")
-    parser.add_argument("--log", default=os.environ.get("OMK_FAKE_LOG"), help="directory for request logs")
-    args = parser.parse_args(argv)
+    args = options(sys.argv[1:] if argv is None else argv)
     request = json.loads(sys.stdin.read() or "{}")
-    log_request(args.log, request)
-    script = load_script(args.script)
+    log_request(args.get("log", os.environ.get("OMK_FAKE_LOG")), request)
+    script = load_script(args.get("script"))
     sample_id = request.get("sample_id")
     if sample_id in script:
         spec = script[sample_id]

@@ -42,8 +42,11 @@ class FakeCommand:
 
     @property
     def spec(self) -> str:
+        # -S: no site (the editable install's finder, .pth files); the fake needs only the stdlib,
+        # and tests start it once per sample.
         argv = [
             sys.executable,
+            "-S",
             str(FAKE_COMMAND),
             "--script",
             str(self.script_path),
