@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from tests.support.dist_cache import keep_distribution_metadata
+
 REPO = Path(__file__).resolve().parents[1]
 
 # pytester's in-process runs drop every module first imported inside them. httpx loads httpcore,
@@ -53,6 +55,7 @@ def _preload_package() -> None:
 
 
 _preload_package()
+keep_distribution_metadata()  # every in-process run asks for the plugins' metadata again
 
 
 SHARED_MISSING = (
