@@ -42,7 +42,7 @@ def test_an_items_reports_share_one_keywords_dict_and_one_empty_sequence(
     write_sample_set(pytester, *(sample(f"s{i}", capability=["a", "b"], assertions=checks) for i in range(3)))
     pytester.makeconftest(KEYWORD_PROBE)
     extra = ("-n", workers) if workers else ()
-    result = omk_run("--omk-executor", "echo", "-rA", *extra, subprocess=bool(workers))
+    result = omk_run("--omk-executor", "echo", "-rA", *extra)
     result.assert_outcomes(passed=3)
     lines = [line for line in result.stdout.lines if line.startswith("KEYWORDS ")]
     assert len(lines) == 3, result.stdout.lines[-20:]
@@ -143,7 +143,7 @@ def test_no_kept_report_holds_a_record_and_the_summary_still_has_every_sample(
     )
     pytester.makeconftest(RECORD_PROBE)
     extra = ("-n", workers) if workers else ()
-    result = omk_run("--omk-executor", "echo", "-rA", "--omk-report=r.json", *extra, subprocess=bool(workers))
+    result = omk_run("--omk-executor", "echo", "-rA", "--omk-report=r.json", *extra)
     result.assert_outcomes(passed=3)
     [line] = [line for line in result.stdout.lines if line.startswith("REPORTS ")]
     assert int(line.split()[1]) >= 9 and line.endswith("HOLDING []"), line
