@@ -9,9 +9,8 @@ import re
 
 import pytest
 
-from pytest_omk.__main__ import main as omk_main
 from pytest_omk.config.ci_shard import CI_SYSTEMS
-from tests.support import OmkRun, load_report, sample, write_sample_set
+from tests.support import OmkRun, load_report, omk_main, sample, write_sample_set
 from tests.support.wrapped import unwrapped
 
 EXECUTOR = """
@@ -40,15 +39,6 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
 def selected(result: pytest.RunResult) -> list[str]:
     """The node ids a ``--collect-only -q`` run lists."""
     return [line for line in result.stdout.lines if "eval-samples.json::" in line]
-
-
-def merge(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
-    """``python -m pytest_omk merge <args>`` in this process (in the project's directory, where
-    pytester runs): its exit status and what it wrote to stderr. The command is a function of its
-    arguments and files; a child interpreter per merge would only add its start-up."""
-    capsys.readouterr()
-    status = omk_main(["merge", *args])
-    return status, capsys.readouterr().err
 
 
 def by_hand(omk_run: OmkRun, k: int, n: int) -> list[str]:
@@ -150,7 +140,7 @@ def test_what_auto_cannot_trust_is_a_usage_error(
 
 @pytest.mark.floor("pytest-randomly")
 def test_shards_under_pytest_randomly_cut_the_collection_order(
-    project: pytest.Pytester, omk_run: OmkRun, capsys: pytest.CaptureFixture[str]
+    project: pytest.Pytester, omk_run: OmkRun
 ) -> None:
     # Each CI job gets its own seed: the blocks must not depend on it.
     whole = selected(omk_run(*COMMON, "--collect-only", "-q"))
@@ -163,14 +153,12 @@ def test_shards_under_pytest_randomly_cut_the_collection_order(
     ran = [[s["nodeid"] for s in load_report(project.path / f"shard-{k}.json")["samples"]] for k in (1, 2, 3)]
     assert sorted(nodeid for block in ran for nodeid in block) == sorted(whole)
     assert [sorted(block) for block in ran] == [sorted(by_hand(omk_run, k, 3)) for k in (1, 2, 3)]
-    status, err = merge(capsys, "shard-2.json", "shard-1.json", "shard-3.json", "-o", "m.json")
-    assert status == 0, err
+    merged = omk_main(project.path, "merge", "shard-2.json", "shard-1.json", "shard-3.json", "-o", "m.json")
+    assert merged.returncode == 0, merged.stderr
     assert sorted(s["nodeid"] for s in load_report(project.path / "m.json")["samples"]) == sorted(whole)
 
 
-def test_merge_names_the_order_when_only_the_order_differs(
-    project: pytest.Pytester, omk_run: OmkRun, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_merge_names_the_order_when_only_the_order_differs(project: pytest.Pytester, omk_run: OmkRun) -> None:
     for k in (1, 2):
         omk_run(*COMMON, f"--omk-shard={k}/2", f"--omk-report=shard-{k}.json")
     # A shard written by a run whose items a plugin reordered before the cut: same members.
@@ -178,13 +166,13 @@ def test_merge_names_the_order_when_only_the_order_differs(
     document = json.loads(path.read_text(encoding="utf-8"))
     document["collection"]["digest"] = "sha256:" + "0" * 64
     path.write_text(json.dumps(document), encoding="utf-8")
-    status, err = merge(capsys, "shard-1.json", "shard-2.json")
-    assert status == 4
-    assert "ran the same items in a different order" in err and "pytest-randomly" in err
+    result = omk_main(project.path, "merge", "shard-1.json", "shard-2.json")
+    assert result.returncode == 4
+    assert "ran the same items in a different order" in result.stderr and "pytest-randomly" in result.stderr
     document["collection"]["members"] = "sha256:" + "1" * 64
     path.write_text(json.dumps(document), encoding="utf-8")
-    status, err = merge(capsys, "shard-1.json", "shard-2.json")
-    assert status == 4 and re.search(r"different sample sets or selections", err)
+    other = omk_main(project.path, "merge", "shard-1.json", "shard-2.json")
+    assert other.returncode == 4 and re.search(r"different sample sets or selections", other.stderr)
 
 
 ADDING_PLUGIN = """
