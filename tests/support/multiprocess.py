@@ -1,7 +1,8 @@
 """The ``multiprocess`` marker, checked: a test that starts pytest-xdist workers or a child pytest says so.
 
-Such tests are the suite's slow tail (each one starts interpreters of its own on a 2-core machine),
-and CI schedules and scopes by the marker (``.ci/lowest`` leaves them to the main run). A marker
+Such tests are the suite's slow tail (each one starts interpreters of its own on a 2-core machine):
+``pytest -m "not multiprocess"`` is the quick loop while working, and a new one wants a reason
+(CONTRIBUTING.md). CI's lowest-bounds run selects by another marker, ``floor``. A marker
 that can silently go missing would be worth little, so every unmarked test is watched for the two
 ways of starting such processes, pytester's runs and ``subprocess``, and fails at teardown naming
 what it started.
