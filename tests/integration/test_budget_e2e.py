@@ -14,7 +14,7 @@ import pytest
 
 from tests.fakes.fake_llm import FakeLLM
 from tests.support import OmkRun, load_report, parse_junit, sample, write_sample_set
-from tests.support.executors import priced_executor
+from tests.support.executors import priced_samples
 from tests.support.wrapped import unwrapped
 
 SAMPLES = 12
@@ -23,16 +23,8 @@ PRICE = 0.01
 
 @pytest.fixture
 def priced(pytester: pytest.Pytester, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> FakeLLM:
-    fake_llm.add_rule(None, "hello there")
-    priced_executor(pytester, monkeypatch, fake_llm.openai_base_url, PRICE)
-    write_sample_set(
-        pytester,
-        *[
-            sample(f"s{i:02d}", f"question {i}", assertions=[{"type": "contains", "value": "hello"}])
-            for i in range(SAMPLES)
-        ],
-    )
-    return fake_llm
+    check = {"type": "contains", "value": "hello"}
+    return priced_samples(pytester, monkeypatch, fake_llm, count=SAMPLES, price=PRICE, check=check)
 
 
 def _skipped_for_budget(document: dict[str, Any]) -> list[dict[str, Any]]:

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.support import OmkRun, load_report, sample, write_sample_set
-from tests.support.executors import priced_executor
+from tests.support import OmkRun, load_report
+from tests.support.executors import priced_samples
 
 SAMPLES = 12
 PRICE = 0.01
@@ -23,13 +23,8 @@ PRICE = 0.01
 @pytest.fixture
 def failing(pytester: pytest.Pytester, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> FakeLLM:
     """Twelve samples whose every answer fails its check: the first graded one stops ``-x``."""
-    fake_llm.add_rule(None, "hello there")
-    priced_executor(pytester, monkeypatch, fake_llm.openai_base_url, PRICE)
-    checks = [{"type": "contains", "value": "goodbye"}]
-    write_sample_set(
-        pytester, *[sample(f"s{i:02d}", f"question {i}", assertions=checks) for i in range(SAMPLES)]
-    )
-    return fake_llm
+    check = {"type": "contains", "value": "goodbye"}
+    return priced_samples(pytester, monkeypatch, fake_llm, count=SAMPLES, price=PRICE, check=check)
 
 
 def _model_usage(document: dict[str, Any]) -> dict[str, Any]:

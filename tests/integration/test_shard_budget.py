@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.support import OmkRun, load_report, omk_command, sample, write_sample_set
-from tests.support.executors import priced_executor
+from tests.support import OmkRun, load_report, omk_command
+from tests.support.executors import priced_samples
 
 SAMPLES = 16
 PRICE = 0.01
@@ -24,13 +24,8 @@ N = 4
 
 @pytest.fixture
 def priced(pytester: pytest.Pytester, fake_llm: FakeLLM, monkeypatch: pytest.MonkeyPatch) -> FakeLLM:
-    fake_llm.add_rule(None, "hello there")
-    priced_executor(pytester, monkeypatch, fake_llm.openai_base_url, PRICE)
-    checks = [{"type": "contains", "value": "hello"}]
-    write_sample_set(
-        pytester, *[sample(f"s{i:02d}", f"question {i}", assertions=checks) for i in range(SAMPLES)]
-    )
-    return fake_llm
+    check = {"type": "contains", "value": "hello"}
+    return priced_samples(pytester, monkeypatch, fake_llm, count=SAMPLES, price=PRICE, check=check)
 
 
 def shard(omk_run: OmkRun, k: int, *args: str) -> pytest.RunResult:

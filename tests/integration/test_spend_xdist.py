@@ -9,7 +9,7 @@ import pytest
 
 from tests.fakes.fake_llm import FakeLLM
 from tests.support import OmkRun, load_report, report_samples, sample, write_sample_set
-from tests.support.executors import priced_executor
+from tests.support.executors import priced_samples
 
 # The model under test of the --omk-changed test: it logs each call and answers from the prompt.
 
@@ -37,16 +37,9 @@ pytest.importorskip("xdist")
 def test_budget_is_shared_by_the_workers(
     pytester: pytest.Pytester, fake_llm: FakeLLM, omk_run: OmkRun, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    fake_llm.add_rule(None, "hello there")
-    priced_executor(pytester, monkeypatch, fake_llm.openai_base_url, 0.01)
     count = 16
-    write_sample_set(
-        pytester,
-        *[
-            sample(f"s{i:02d}", f"q {i}", assertions=[{"type": "contains", "value": "hello"}])
-            for i in range(count)
-        ],
-    )
+    check = {"type": "contains", "value": "hello"}
+    priced_samples(pytester, monkeypatch, fake_llm, count=count, price=0.01, check=check)
     result = omk_run(
         "-n",
         "2",

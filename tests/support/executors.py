@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
+from tests.support.documents import sample, write_sample_set
 
 PRICED_CONFTEST = """
 import os
@@ -46,6 +49,25 @@ def priced_executor(
     monkeypatch.setenv("BUDGET_TEST_PRICE", str(price))
     pytester.makeconftest(PRICED_CONFTEST)
     pytester.makeini("[pytest]\nomk_app_record = answers\nomk_app_digest = version:1\n")
+
+
+def priced_samples(
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    server: FakeLLM,
+    *,
+    count: int,
+    price: float,
+    check: dict[str, Any],
+) -> FakeLLM:
+    """``count`` samples ``s00``, ``s01``, ... (``question 0``, ...) each checked by ``check``,
+    answered "hello there" by ``server`` through :func:`priced_executor` at ``price`` a call."""
+    server.add_rule(None, "hello there")
+    priced_executor(pytester, monkeypatch, server.openai_base_url, price)
+    write_sample_set(
+        pytester, *[sample(f"s{i:02d}", f"question {i}", assertions=[check]) for i in range(count)]
+    )
+    return server
 
 
 def point_openai_at(server: FakeLLM, monkeypatch: pytest.MonkeyPatch, key: str) -> None:
