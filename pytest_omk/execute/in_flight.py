@@ -30,14 +30,12 @@ SETTLE_SECONDS = 10.0
 
 class InFlight:
     """The attempts sent and not answered yet (lives on the call loop; touched only from it,
-    except :attr:`cut` and :attr:`sent`, plain counters read once the run has stopped)."""
+    except :attr:`cut`, a plain counter read once the run has stopped)."""
 
     def __init__(self) -> None:
         self._open = 0
         self._idle: asyncio.Event | None = None
         self._closed = False
-        self.sent = 0
-        """Attempts sent in all (answered, failed or cut)."""
         self.cut = 0
         """Attempts sent and cancelled before their answer came (Ctrl-C, the settle bound)."""
 
@@ -53,7 +51,6 @@ class InFlight:
             if self._closed:  # the run is ending: nothing more is sent
                 raise asyncio.CancelledError
             self._open += 1
-            self.sent += unanswered is not None
             try:
                 return await attempt()
             except asyncio.CancelledError:

@@ -64,7 +64,7 @@ def test_a_sent_call_cancelled_is_noted_and_counted_as_cut() -> None:
 
     flight, events = asyncio.run(scenario())
     assert events == ["sent", "cut"]
-    assert (flight.sent, flight.cut) == (1, 1)
+    assert flight.cut == 1
 
 
 def test_settle_returns_with_the_calls_still_unanswered_at_its_bound() -> None:
@@ -104,4 +104,4 @@ def test_once_closed_a_call_granted_a_slot_sends_nothing() -> None:
 
     flight, events = asyncio.run(scenario())
     assert events == []
-    assert (flight.sent, flight.cut) == (0, 0)
+    assert flight.cut == 0
