@@ -13,11 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from pytest_omk.js.numbers import js_sum, to_fixed
 from pytest_omk.models.accounting import ROLES, CallLog, Role, Usage
 from pytest_omk.report.calls_record import model_calls, role_record
-
-_COUNTS = ("calls", "live", "replayed", "failed", "costUnknown")
+from pytest_omk.report.usage import usage_totals
 
 
 def not_graded_usage(logs: Iterable[CallLog]) -> dict[Role, Usage]:
@@ -27,24 +25,16 @@ def not_graded_usage(logs: Iterable[CallLog]) -> dict[Role, Usage]:
 
 
 def with_not_graded(
-    usage: Mapping[str, Mapping[str, Any]], not_graded: Mapping[Role, Usage]
+    rows: Sequence[Mapping[str, Any]], not_graded: Mapping[Role, Usage]
 ) -> dict[str, dict[str, Any]]:
-    """``usage`` (the graded samples' totals by role) with the calls of ``not_graded`` added in."""
-    merged = {role: dict(part) for role, part in usage.items()}
-    for role, extra in not_graded.items():
-        if not extra.calls:
-            continue
-        part, more = merged.setdefault(role, {}), role_record(extra)
-        for key in _COUNTS:
-            part[key] = int(part.get(key) or 0) + int(more[key])
-        for key in ("inputTokens", "outputTokens"):
-            part[key] = _plus(part.get(key), more[key])
-        costs = [cost for cost in (part.get("costUSD"), more["costUSD"]) if cost is not None]
-        part["costUSD"] = to_fixed(js_sum(costs), 6) if costs else None
-        if "spent" in more:
-            part["spent"] = _spent(part.get("spent") or {}, more["spent"])
-        part["notGraded"] = extra.calls
-    return merged
+    """The run's ``usage``: the graded samples' (``rows``) and the calls of ``not_graded`` summed as
+    one more sample's, each role with ``notGraded`` saying how many of its calls were those."""
+    calls = {role: extra.calls for role, extra in not_graded.items() if extra.calls}
+    unrun = {"usage": {role: role_record(not_graded[role]) for role in calls}}
+    usage = usage_totals([*rows, unrun])
+    for role, count in calls.items():
+        usage[role]["notGraded"] = count
+    return usage
 
 
 def with_not_graded_calls(
@@ -54,18 +44,6 @@ def with_not_graded_calls(
     ``not_graded``, so that the terminal's ``model calls:`` line counts every call made."""
     extra = model_calls(not_graded)
     return {key: extra[key] + sum(int(row["modelCalls"][key]) for row in rows) for key in extra}
-
-
-def _spent(spent: Mapping[str, Any], more: Mapping[str, Any]) -> dict[str, Any]:
-    total = {key: int(spent.get(key) or 0) + int(value) for key, value in more.items() if key != "costUSD"}
-    cost = to_fixed(js_sum([float(spent.get("costUSD") or 0), float(more["costUSD"])]), 6)
-    return {"costUSD": cost, **total}
-
-
-def _plus(total: int | None, value: int | None) -> int | None:
-    if value is None:
-        return total
-    return value if total is None else total + value
 
 
 def not_graded_lines(usage: Mapping[str, Mapping[str, Any]]) -> list[str]:

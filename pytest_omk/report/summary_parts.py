@@ -12,7 +12,7 @@ from pytest_omk.grade.repeats import repeat_lines, repeat_summary
 from pytest_omk.report.budget import budget_lines, budget_summary
 from pytest_omk.report.changed import carried_lines
 from pytest_omk.report.not_graded import not_graded_lines, with_not_graded, with_not_graded_calls
-from pytest_omk.report.usage import total_cost, usage_totals
+from pytest_omk.report.usage import total_cost
 
 if TYPE_CHECKING:
     from pytest_omk.models.accounting import Role, Usage
@@ -32,7 +32,7 @@ def extra_totals(
 
     totals: dict[str, Any] = {}
     if not_graded and any(part.calls for part in not_graded.values()):
-        totals["usage"] = with_not_graded(usage_totals(rows), not_graded)
+        totals["usage"] = with_not_graded(rows, not_graded)
         totals["costUSD"] = total_cost(totals["usage"])
         totals["modelCalls"] = with_not_graded_calls(rows, not_graded)
     if limits.active:
