@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.fake_llm import FakeLLM
-from tests.support import NO_EXECUTOR, OmkRun, run_pytest, sample, write_sample_set
+from tests.support import NO_EXECUTOR, OmkRun, printed, run_pytest, sample, write_sample_set
 from tests.support.wrapped import unwrapped
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -28,24 +28,12 @@ def usage_line(result: pytest.RunResult, capfd: pytest.CaptureFixture[str] | Non
     ``capfd``: the run was in this process with xdist workers, which write to the file descriptors
     1 and 2 themselves (a child pytest's pipes would hold that): it is read too.
     """
-    text = result.stdout.str() + result.stderr.str() + fd_text(capfd)
+    text = printed(result, capfd)
     assert result.ret == pytest.ExitCode.USAGE_ERROR, text
     assert "INTERNALERROR" not in text and "Traceback" not in text, text
     lines = [line for line in result.stderr.lines if line.startswith("ERROR: ")]
     assert len(lines) == 1, text
     return lines[0]
-
-
-def fd_text(capfd: pytest.CaptureFixture[str] | None) -> str:
-    """What reached the file descriptors 1 and 2 since the last read (xdist workers' own output).
-
-    The xdist runs keep their controller in this process: a child pytest (about a CPU-second) would
-    prove nothing more, as what its pipes held is read here.
-    """
-    if capfd is None:
-        return ""
-    held = capfd.readouterr()
-    return held.out + held.err
 
 
 XDIST_OR_NOT = [pytest.param(False, id="alone"), pytest.param(True, id="n2", marks=pytest.mark.multiprocess)]
@@ -86,11 +74,11 @@ def test_a_judge_without_key_is_a_usage_error_under_xdist_and_blames_no_test(
 ) -> None:
     two_samples(pytester)
     result = omk_run("--omk-executor=echo", "--omk-judge=openai", "--omk-record-mode=off", "-n", "2")
-    workers = fd_text(capfd)
+    text = printed(result, capfd)  # the workers' own output too
     line = usage_line(result)
-    assert "INTERNALERROR" not in workers and "Traceback" not in workers, workers
+    assert "INTERNALERROR" not in text and "Traceback" not in text, text
     assert "--omk-judge" in line and "OPENAI_API_KEY" in line
-    assert "test_plain" not in result.stdout.str() + result.stderr.str() + workers
+    assert "test_plain" not in text
 
 
 def docs_conftest() -> str:
@@ -110,7 +98,7 @@ def test_disabling_the_plugin_next_to_a_conftest_from_the_docs_works(
     pytester.makepyfile(test_plain="def test_plain():\n    assert True\n")
     # Not omk_run: its --omk-* arguments do not exist with the plugin turned off.
     result = run_pytest(pytester, "-p", "no:omk", *(("-n", "2") if xdist else ()))
-    text = result.stdout.str() + result.stderr.str() + fd_text(capfd)
+    text = printed(result, capfd)
     assert "PluginValidationError" not in text and "INTERNALERROR" not in text, text
     result.assert_outcomes(passed=1)
 

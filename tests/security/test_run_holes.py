@@ -20,6 +20,7 @@ from tests.support import (
     executor_arg,
     load_report,
     parse_junit,
+    printed,
     report_samples,
     run_pytest,
     write_samples,
@@ -184,10 +185,7 @@ def test_control_characters_in_ids_and_messages_never_reach_the_terminal(
         "-v",
         "-rA",
     )
-    # In process (no claim here needs a fresh interpreter): what pytest printed, and through capfd
-    # what reached the file descriptors 1 and 2 themselves, as a child pytest's pipes would hold.
-    held = capfd.readouterr()
-    out = result.stdout.str() + result.stderr.str() + held.out + held.err
+    out = printed(result, capfd)  # in process: no claim here needs a fresh interpreter
     controls = [c for c in evil if not c.isprintable()]
     assert evil not in out and not [c for c in controls if c in out]
     assert "want" in out

@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from tests.support import FakeCommand, OmkRun, executor_arg, judge_reply, run_pytest, write_samples
+from tests.support import FakeCommand, OmkRun, executor_arg, judge_reply, printed, run_pytest, write_samples
 
 probe = pytest.mark.probe
 SCHEMA = "omk.eval-sample-set/v2"
@@ -169,15 +169,10 @@ def problems_in(sink: str, texts: Iterator[str] | list[str], configured: Secrets
 def in_process(
     pytester: pytest.Pytester, capfd: pytest.CaptureFixture[str], *args: str
 ) -> tuple[pytest.RunResult, str]:
-    """A run in this process and everything it printed: what pytest wrote to ``sys.stdout`` and
-    ``sys.stderr`` and, through ``capfd``, anything written to the file descriptors 1 and 2
-    themselves (a child command's inherited stderr, xdist workers, C code), which a child pytest's
-    pipes would hold. No claim here needs a fresh interpreter, so no child pytest is started (about
-    a CPU-second each); under ``-n 2`` the controller is this process and only the workers are new.
-    """
+    """A run in this process and everything it printed (:func:`printed`). No claim here needs a
+    fresh interpreter; under ``-n 2`` the controller is this process and only the workers are new."""
     result = run_pytest(pytester, *args)
-    held = capfd.readouterr()
-    return result, result.stdout.str() + result.stderr.str() + held.out + held.err
+    return result, printed(result, capfd)
 
 
 MODES = {

@@ -22,7 +22,7 @@ from tests.support.reports import (
     parse_junit,
     report_samples,
 )
-from tests.support.runner import QUIET_PLUGINS, run_pytest
+from tests.support.runner import QUIET_PLUGINS, printed, run_pytest
 
 __all__ = [
     "FAKE_COMMAND",
@@ -43,6 +43,7 @@ __all__ = [
     "omk_main",
     "parse_junit",
     "point_openai_at",
+    "printed",
     "report_samples",
     "run_pytest",
     "sample",

@@ -20,6 +20,18 @@ IN_PROCESS_WARNINGS = ("-W", "ignore::pytest.PytestAssertRewriteWarning")
 """pytest_omk is already imported by the outer session, so a run in process cannot rewrite it."""
 
 
+def printed(result: pytest.RunResult, capfd: pytest.CaptureFixture[str] | None = None) -> str:
+    """Everything a run in this process printed: pytest's stdout and stderr and, with ``capfd``
+    (read now), what reached the file descriptors 1 and 2 themselves (xdist workers, a child
+    command's inherited stderr, C code), which a child pytest's pipes would have held. A claim
+    about what a run prints needs no child pytest (about a CPU-second each) for that."""
+    text = result.stdout.str() + result.stderr.str()
+    if capfd is not None:
+        held = capfd.readouterr()
+        text += held.out + held.err
+    return text
+
+
 def run_pytest(
     pytester: pytest.Pytester,
     *args: str | Path,
